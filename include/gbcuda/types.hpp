@@ -1,0 +1,60 @@
+#pragma once
+// Basic vocabulary shared by every layer: index types, backends, and the error type.
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "gbcuda/config.hpp"
+
+// Functions that run on both host and device (semiring operators) carry this marker.
+#if defined(__CUDACC__)
+#define GBCUDA_HD __host__ __device__
+#else
+#define GBCUDA_HD
+#endif
+
+namespace gbcuda {
+
+using Index = std::int64_t;   // sizes, counts and vertex ids in the public API
+using Offset = std::int64_t;  // CSR row offsets (more than 2^31 entries are allowed)
+using Vid = std::int32_t;     // stored column indices (vertices < 2^31)
+
+// Where data lives and operations run.
+enum class Backend { Host, Cuda };
+// What the user asks for; Auto picks Cuda when a GPU is present.
+enum class Device { Auto, Host, Cuda };
+
+const char* to_string(Backend b);
+
+// GrB_Info-style status codes carried by gbcuda::Error.
+enum class Status {
+  InvalidValue,    // bad argument (negative size, unknown option, ...)
+  InvalidIndex,    // index out of range
+  DimensionMismatch,
+  ParseError,      // malformed input file
+  IoError,         // cannot open/read/write a file
+  OutOfMemory,     // host or device allocation failed
+  NoDevice,        // CUDA asked for but no usable GPU / not built with CUDA
+  CudaError,       // a CUDA runtime / library call failed
+  NotImplemented,  // a combination the library does not offer
+};
+
+const char* to_string(Status s);
+
+// The one exception type gbcuda throws. what() is a complete, user-facing message.
+class Error : public std::runtime_error {
+ public:
+  Error(Status status, const std::string& message) : std::runtime_error(message), status_(status) {}
+  Status status() const noexcept { return status_; }
+  // True for errors caused by the caller's input (files, options, indices): CLIs exit with 2.
+  bool is_input_error() const noexcept {
+    return status_ == Status::InvalidValue || status_ == Status::InvalidIndex ||
+           status_ == Status::DimensionMismatch || status_ == Status::ParseError ||
+           status_ == Status::IoError || status_ == Status::NoDevice;
+  }
+
+ private:
+  Status status_;
+};
+
+}  // namespace gbcuda

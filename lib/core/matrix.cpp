@@ -1,0 +1,367 @@
+// Matrix<T>: building CSR from coordinates or arrays, the host transpose, and the cached
+// properties (transpose, degrees, symmetry, per-backend copies).
+#include "gbcuda/matrix.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <limits>
+#include <mutex>
+#include <numeric>
+#include <optional>
+#include <string>
+
+#if GBCUDA_HAVE_CUDA
+#include "gbcuda/detail/cuda_ops.hpp"
+#endif
+
+namespace gbcuda {
+namespace detail {
+
+template <class T>
+struct MatrixStore {
+  Index nrows = 0;
+  Index ncols = 0;
+  Index nvals = 0;
+  bool iso = true;
+  std::mutex mu;  // guards the caches below
+  std::optional<Csr<T>> host;
+  std::optional<Csr<T>> device;
+  std::optional<Matrix<T>> transpose;
+  std::optional<Matrix<T>> symmetrized;
+  std::optional<std::vector<Index>> out_degrees;
+  std::optional<std::vector<Index>> in_degrees;
+  std::optional<bool> symmetric;
+};
+
+namespace {
+
+std::string str(Index x) { return std::to_string(x); }
+
+void check_dims(Index nrows, Index ncols) {
+  if (nrows < 0 || ncols < 0)
+    throw Error(Status::InvalidValue, "matrix dimensions must be >= 0, got " + str(nrows) + " x " + str(ncols));
+  if (ncols > Index(std::numeric_limits<Vid>::max()) || nrows > Index(std::numeric_limits<Vid>::max()))
+    throw Error(Status::InvalidValue,
+                "matrix dimensions " + str(nrows) + " x " + str(ncols) + " exceed 2^31-1 (32-bit indices)");
+}
+
+template <class T>
+T combine(DuplicatePolicy dup, T a, T b) {
+  if constexpr (std::is_same_v<T, bool>) return dup == DuplicatePolicy::Last ? b : (a || b);
+  else return dup == DuplicatePolicy::Last ? b : T(a + b);
+}
+
+// Sorts each row of a CSR (columns ascending) and merges duplicate columns in place, then
+// compacts. `values` may be empty (pattern).
+template <class T>
+void sort_and_merge_rows(Index nrows, std::vector<Offset>& row_ptr, std::vector<Vid>& col_idx, std::vector<T>& values,
+                         DuplicatePolicy dup) {
+  const bool has_values = !values.empty();
+  std::vector<Offset> kept(static_cast<std::size_t>(nrows) + 1, 0);
+  bool duplicate_found = false;
+#pragma omp parallel for schedule(dynamic, 1024) reduction(|| : duplicate_found)
+  for (Index i = 0; i < nrows; ++i) {
+    const Offset lo = row_ptr[i], hi = row_ptr[i + 1];
+    const bool sorted = std::is_sorted(col_idx.begin() + lo, col_idx.begin() + hi);
+    if (!sorted) {
+      if (has_values) {
+        std::vector<std::pair<Vid, T>> tmp;
+        tmp.reserve(static_cast<std::size_t>(hi - lo));
+        for (Offset p = lo; p < hi; ++p) tmp.emplace_back(col_idx[p], values[p]);
+        std::stable_sort(tmp.begin(), tmp.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        for (Offset p = lo; p < hi; ++p) {
+          col_idx[p] = tmp[p - lo].first;
+          values[p] = tmp[p - lo].second;
+        }
+      } else {
+        std::sort(col_idx.begin() + lo, col_idx.begin() + hi);
+      }
+    }
+    Offset out = lo;
+    for (Offset p = lo; p < hi; ++p) {
+      if (out > lo && col_idx[out - 1] == col_idx[p]) {
+        duplicate_found = true;
+        if (has_values) values[out - 1] = combine<T>(dup, values[out - 1], values[p]);
+      } else {
+        col_idx[out] = col_idx[p];
+        if (has_values) values[out] = values[p];
+        ++out;
+      }
+    }
+    kept[i + 1] = out - lo;
+  }
+  if (duplicate_found && dup == DuplicatePolicy::Error)
+    throw Error(Status::InvalidValue, "duplicate entries found and DuplicatePolicy::Error was asked for");
+  if (!duplicate_found) return;
+  std::partial_sum(kept.begin(), kept.end(), kept.begin());
+  Offset write = 0;
+  for (Index i = 0; i < nrows; ++i) {  // compact: rows only move left, so in order is safe
+    const Offset lo = row_ptr[i];
+    const Offset len = kept[i + 1] - kept[i];
+    for (Offset p = 0; p < len; ++p) {
+      col_idx[write + p] = col_idx[lo + p];
+      if (has_values) values[write + p] = values[lo + p];
+    }
+    write += len;
+  }
+  col_idx.resize(static_cast<std::size_t>(write));
+  if (has_values) values.resize(static_cast<std::size_t>(write));
+  row_ptr = std::move(kept);
+}
+
+template <class T>
+Csr<T> host_csr(Index nrows, Index ncols, std::vector<Offset>&& row_ptr, std::vector<Vid>&& col_idx,
+                std::vector<T>&& values) {
+  Csr<T> c;
+  c.nrows = nrows;
+  c.ncols = ncols;
+  c.row_ptr = Array<Offset>(row_ptr, Backend::Host);
+  c.col_idx = Array<Vid>(col_idx, Backend::Host);
+  if (!values.empty()) c.values = Array<T>(values, Backend::Host);
+  return c;
+}
+
+}  // namespace
+
+// Host transpose: counting sort by column. Rows are visited in order, so each column of the
+// result lists its rows ascending.
+template <class T>
+Csr<T> transpose_csr(const Csr<T>& a) {
+#if GBCUDA_HAVE_CUDA
+  if (a.where() == Backend::Cuda) return cuda::transpose_csr(a);
+#endif
+  Csr<T> t;
+  t.nrows = a.ncols;
+  t.ncols = a.nrows;
+  t.iso_value = a.iso_value;
+  const Offset nnz = a.nvals();
+  t.row_ptr = Array<Offset>(static_cast<std::size_t>(a.ncols) + 1, Backend::Host);
+  t.col_idx = Array<Vid>(static_cast<std::size_t>(nnz), Backend::Host);
+  if (!a.is_iso()) t.values = Array<T>(static_cast<std::size_t>(nnz), Backend::Host);
+  std::fill(t.row_ptr.begin(), t.row_ptr.end(), Offset{0});
+  for (Offset p = 0; p < nnz; ++p) ++t.row_ptr[a.col_idx[p] + 1];
+  std::partial_sum(t.row_ptr.begin(), t.row_ptr.end(), t.row_ptr.begin());
+  std::vector<Offset> next(t.row_ptr.begin(), t.row_ptr.end() - 1);
+  for (Index i = 0; i < a.nrows; ++i) {
+    for (Offset p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
+      const Offset q = next[a.col_idx[p]]++;
+      t.col_idx[q] = static_cast<Vid>(i);
+      if (!a.is_iso()) t.values[q] = a.values[p];
+    }
+  }
+  return t;
+}
+
+}  // namespace detail
+
+template <class T>
+Matrix<T>::Matrix() : s_(std::make_shared<detail::MatrixStore<T>>()) {
+  Csr<T> c;
+  c.row_ptr = detail::Array<Offset>(1, Backend::Host);
+  c.row_ptr[0] = 0;
+  s_->host.emplace(std::move(c));
+}
+
+template <class T>
+Matrix<T> Matrix<T>::from_coo(Index nrows, Index ncols, std::span<const Index> rows, std::span<const Index> cols,
+                              std::span<const T> values, DuplicatePolicy dup) {
+  detail::check_dims(nrows, ncols);
+  if (rows.size() != cols.size() || (!values.empty() && values.size() != rows.size()))
+    throw Error(Status::InvalidValue, "from_coo: " + std::to_string(rows.size()) + " rows, " +
+                                          std::to_string(cols.size()) + " columns and " +
+                                          std::to_string(values.size()) + " values differ in length");
+  const std::size_t nnz = rows.size();
+  for (std::size_t p = 0; p < nnz; ++p) {
+    if (rows[p] < 0 || rows[p] >= nrows || cols[p] < 0 || cols[p] >= ncols)
+      throw Error(Status::InvalidIndex, "entry " + std::to_string(p) + " (" + detail::str(rows[p]) + ", " + detail::str(cols[p]) +
+                                            ") is outside a " + detail::str(nrows) + " x " + detail::str(ncols) + " matrix");
+  }
+  // Counting sort by row; stable, so "last wins" keeps file order among duplicates.
+  std::vector<Offset> row_ptr(static_cast<std::size_t>(nrows) + 1, 0);
+  for (std::size_t p = 0; p < nnz; ++p) ++row_ptr[rows[p] + 1];
+  std::partial_sum(row_ptr.begin(), row_ptr.end(), row_ptr.begin());
+  std::vector<Offset> next(row_ptr.begin(), row_ptr.end() - 1);
+  std::vector<Vid> col_idx(nnz);
+  std::vector<T> vals(values.empty() ? 0 : nnz);
+  for (std::size_t p = 0; p < nnz; ++p) {
+    const Offset q = next[rows[p]]++;
+    col_idx[q] = static_cast<Vid>(cols[p]);
+    if (!values.empty()) vals[q] = values[p];
+  }
+  detail::sort_and_merge_rows(nrows, row_ptr, col_idx, vals, dup);
+  return from_valid_csr(detail::host_csr(nrows, ncols, std::move(row_ptr), std::move(col_idx), std::move(vals)));
+}
+
+template <class T>
+Matrix<T> Matrix<T>::from_csr(Index nrows, Index ncols, std::vector<Offset> row_ptr, std::vector<Vid> col_idx,
+                              std::vector<T> values, DuplicatePolicy dup) {
+  detail::check_dims(nrows, ncols);
+  if (row_ptr.size() != static_cast<std::size_t>(nrows) + 1)
+    throw Error(Status::InvalidValue, "from_csr: row_ptr has " + std::to_string(row_ptr.size()) +
+                                          " entries, expected " + detail::str(nrows + 1));
+  if (row_ptr[0] != 0 || row_ptr.back() != static_cast<Offset>(col_idx.size()))
+    throw Error(Status::InvalidValue, "from_csr: row_ptr must start at 0 and end at the number of entries");
+  for (Index i = 0; i < nrows; ++i)
+    if (row_ptr[i + 1] < row_ptr[i]) throw Error(Status::InvalidValue, "from_csr: row_ptr decreases at row " + detail::str(i));
+  if (!values.empty() && values.size() != col_idx.size())
+    throw Error(Status::InvalidValue, "from_csr: values and col_idx differ in length");
+  for (std::size_t p = 0; p < col_idx.size(); ++p)
+    if (col_idx[p] < 0 || col_idx[p] >= ncols)
+      throw Error(Status::InvalidIndex, "from_csr: column index " + std::to_string(col_idx[p]) + " out of range [0, " +
+                                            detail::str(ncols) + ")");
+  detail::sort_and_merge_rows(nrows, row_ptr, col_idx, values, dup);
+  return from_valid_csr(detail::host_csr(nrows, ncols, std::move(row_ptr), std::move(col_idx), std::move(values)));
+}
+
+template <class T>
+Matrix<T> Matrix<T>::from_valid_csr(Csr<T>&& csr) {
+  Matrix<T> m;
+  auto& s = *m.s_;
+  s.host.reset();
+  s.nrows = csr.nrows;
+  s.ncols = csr.ncols;
+  s.nvals = csr.nvals();
+  s.iso = csr.is_iso();
+  if (csr.where() == Backend::Host) s.host.emplace(std::move(csr));
+  else s.device.emplace(std::move(csr));
+  return m;
+}
+
+template <class T> Index Matrix<T>::nrows() const { return s_->nrows; }
+template <class T> Index Matrix<T>::ncols() const { return s_->ncols; }
+template <class T> Index Matrix<T>::nvals() const { return s_->nvals; }
+template <class T> bool Matrix<T>::is_iso() const { return s_->iso; }
+
+template <class T>
+const Csr<T>& Matrix<T>::csr(Backend where) const {
+  std::lock_guard lock(s_->mu);
+  auto& mine = where == Backend::Host ? s_->host : s_->device;
+  auto& other = where == Backend::Host ? s_->device : s_->host;
+  if (!mine) mine.emplace(other->clone(where));
+  return *mine;
+}
+
+template <class T>
+const Matrix<T>& Matrix<T>::transpose() const {
+  std::lock_guard lock(s_->mu);
+  if (!s_->transpose) {
+    // Transpose where the matrix already lives; the device is faster when it has a copy.
+    const Csr<T>& src = s_->device ? *s_->device : *s_->host;
+    s_->transpose.emplace(from_valid_csr(detail::transpose_csr(src)));
+  }
+  return *s_->transpose;
+}
+
+template <class T>
+const std::vector<Index>& Matrix<T>::out_degrees() const {
+  const Csr<T>& a = csr(Backend::Host);
+  std::lock_guard lock(s_->mu);
+  if (!s_->out_degrees) {
+    std::vector<Index> d(static_cast<std::size_t>(s_->nrows));
+    for (Index i = 0; i < s_->nrows; ++i) d[i] = a.row_ptr[i + 1] - a.row_ptr[i];
+    s_->out_degrees.emplace(std::move(d));
+  }
+  return *s_->out_degrees;
+}
+
+template <class T>
+const std::vector<Index>& Matrix<T>::in_degrees() const {
+  const Matrix<T>& t = transpose();
+  const std::vector<Index>& d = t.out_degrees();
+  std::lock_guard lock(s_->mu);
+  if (!s_->in_degrees) s_->in_degrees.emplace(d);
+  return *s_->in_degrees;
+}
+
+template <class T>
+bool Matrix<T>::is_symmetric_structure() const {
+  {
+    std::lock_guard lock(s_->mu);
+    if (s_->symmetric) return *s_->symmetric;
+  }
+  bool sym = false;
+  if (s_->nrows == s_->ncols) {
+    const Csr<T>& a = csr(Backend::Host);
+    const Csr<T>& t = transpose().csr(Backend::Host);
+    sym = std::equal(a.row_ptr.begin(), a.row_ptr.end(), t.row_ptr.begin()) &&
+          std::equal(a.col_idx.begin(), a.col_idx.end(), t.col_idx.begin());
+  }
+  std::lock_guard lock(s_->mu);
+  s_->symmetric = sym;
+  return sym;
+}
+
+template <class T>
+Matrix<T> Matrix<T>::symmetrized() const {
+  if (s_->nrows != s_->ncols)
+    throw Error(Status::DimensionMismatch, "symmetrize needs a square matrix, got " + detail::str(s_->nrows) + " x " +
+                                               detail::str(s_->ncols));
+  {
+    std::lock_guard lock(s_->mu);
+    if (s_->symmetrized) return *s_->symmetrized;
+  }
+  const Csr<T>& a = csr(Backend::Host);
+  const Csr<T>& t = transpose().csr(Backend::Host);
+  const Index n = s_->nrows;
+  const bool iso = a.is_iso() && t.is_iso();
+  std::vector<Offset> row_ptr(static_cast<std::size_t>(n) + 1, 0);
+  std::vector<Vid> col_idx;
+  std::vector<T> vals;
+  col_idx.reserve(static_cast<std::size_t>(2 * a.nvals()));
+  for (Index i = 0; i < n; ++i) {  // merge row i of A with row i of A' (both sorted)
+    Offset p = a.row_ptr[i], q = t.row_ptr[i];
+    const Offset pe = a.row_ptr[i + 1], qe = t.row_ptr[i + 1];
+    while (p < pe || q < qe) {
+      if (q >= qe || (p < pe && a.col_idx[p] <= t.col_idx[q])) {
+        if (q < qe && t.col_idx[q] == a.col_idx[p]) ++q;
+        col_idx.push_back(a.col_idx[p]);
+        if (!iso) vals.push_back(a.is_iso() ? a.iso_value : a.values[p]);
+        ++p;
+      } else {
+        col_idx.push_back(t.col_idx[q]);
+        if (!iso) vals.push_back(t.is_iso() ? t.iso_value : t.values[q]);
+        ++q;
+      }
+    }
+    row_ptr[i + 1] = static_cast<Offset>(col_idx.size());
+  }
+  Csr<T> c = detail::host_csr(n, n, std::move(row_ptr), std::move(col_idx), std::move(vals));
+  c.iso_value = a.iso_value;
+  Matrix<T> m = from_valid_csr(std::move(c));
+  std::lock_guard lock(s_->mu);
+  s_->symmetrized = m;
+  return m;
+}
+
+template <class T>
+std::size_t Matrix<T>::device_bytes() const {
+  std::lock_guard lock(s_->mu);
+  std::size_t b = s_->device ? s_->device->bytes() : 0;
+  if (s_->transpose) {
+    const auto& ts = *s_->transpose->s_;
+    if (ts.device) b += ts.device->bytes();
+  }
+  return b;
+}
+
+template <class T>
+void Matrix<T>::release(Backend where) const {
+  std::lock_guard lock(s_->mu);
+  if (where == Backend::Cuda) {
+    if (s_->device && !s_->host) s_->host.emplace(s_->device->clone(Backend::Host));
+    s_->device.reset();
+    if (s_->transpose) s_->transpose->release(where);
+  } else if (s_->device) {
+    s_->host.reset();
+    if (s_->transpose) s_->transpose->release(where);
+  }
+}
+
+#define GBCUDA_INSTANTIATE_MATRIX(T)   \
+  template struct detail::MatrixStore<T>; \
+  template class Matrix<T>;            \
+  template Csr<T> detail::transpose_csr(const Csr<T>&);
+GBCUDA_FOR_EACH_TYPE(GBCUDA_INSTANTIATE_MATRIX)
+
+}  // namespace gbcuda

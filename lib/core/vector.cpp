@@ -1,0 +1,262 @@
+// Vector<T>: construction, element access, and the host side of form conversions.
+#include "gbcuda/vector.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+#if GBCUDA_HAVE_CUDA
+#include "gbcuda/detail/cuda_ops.hpp"
+#endif
+
+namespace gbcuda {
+namespace detail {
+namespace {
+
+// Host conversions. Each leaves the store consistent: form, nvals, and only the arrays that
+// form uses.
+template <class T>
+void host_to_bitmap(VectorStore<T>& v) {
+  if (v.form == VectorForm::Bitmap) return;
+  Array<std::uint8_t> bitmap(static_cast<std::size_t>(v.n), Backend::Host);
+  Array<T> values(static_cast<std::size_t>(v.n), Backend::Host);
+  if (v.form == VectorForm::Dense) {
+    std::fill(bitmap.begin(), bitmap.end(), std::uint8_t{1});
+    values = std::move(v.values);
+  } else {
+    std::fill(bitmap.begin(), bitmap.end(), std::uint8_t{0});
+    for (Index p = 0; p < v.nvals; ++p) {
+      bitmap[v.indices[p]] = 1;
+      values[v.indices[p]] = v.values[p];
+    }
+  }
+  v.bitmap = std::move(bitmap);
+  v.values = std::move(values);
+  v.indices.reset();
+  v.form = VectorForm::Bitmap;
+  v.jumbled = false;
+}
+
+template <class T>
+void host_to_sparse(VectorStore<T>& v) {
+  if (v.form == VectorForm::Sparse) return;
+  Array<Vid> indices(static_cast<std::size_t>(v.nvals), Backend::Host);
+  Array<T> values(static_cast<std::size_t>(v.nvals), Backend::Host);
+  Index p = 0;
+  for (Index i = 0; i < v.n; ++i) {
+    if (v.form == VectorForm::Dense || v.bitmap[i]) {
+      indices[p] = static_cast<Vid>(i);
+      values[p] = v.values[i];
+      ++p;
+    }
+  }
+  v.indices = std::move(indices);
+  v.values = std::move(values);
+  v.bitmap.reset();
+  v.form = VectorForm::Sparse;
+  v.jumbled = false;
+}
+
+template <class T>
+void host_sort(VectorStore<T>& v) {
+  if (v.form != VectorForm::Sparse || !v.jumbled) return;
+  std::vector<Index> order(static_cast<std::size_t>(v.nvals));
+  std::iota(order.begin(), order.end(), Index{0});
+  std::sort(order.begin(), order.end(), [&](Index a, Index b) { return v.indices[a] < v.indices[b]; });
+  Array<Vid> indices(order.size(), Backend::Host);
+  Array<T> values(order.size(), Backend::Host);
+  for (std::size_t p = 0; p < order.size(); ++p) {
+    indices[p] = v.indices[order[p]];
+    values[p] = v.values[order[p]];
+  }
+  v.indices = std::move(indices);
+  v.values = std::move(values);
+  v.jumbled = false;
+}
+
+}  // namespace
+
+template <class T>
+void convert_form(VectorStore<T>& v, VectorForm to) {
+  if (v.form == to) return;
+  if (to == VectorForm::Dense && v.nvals != v.n)
+    throw Error(Status::InvalidValue, "a vector with missing entries cannot take the dense form");
+#if GBCUDA_HAVE_CUDA
+  if (v.where == Backend::Cuda) {
+    cuda::convert_form(v, to);
+    return;
+  }
+#endif
+  if (to == VectorForm::Sparse) {
+    host_to_sparse(v);
+  } else {
+    host_to_bitmap(v);
+    if (to == VectorForm::Dense) {
+      v.bitmap.reset();
+      v.form = VectorForm::Dense;
+    }
+  }
+}
+
+template <class T>
+void sort_indices(VectorStore<T>& v) {
+#if GBCUDA_HAVE_CUDA
+  if (v.where == Backend::Cuda) {
+    cuda::sort_indices(v);
+    return;
+  }
+#endif
+  host_sort(v);
+}
+
+}  // namespace detail
+
+template <class T>
+Vector<T>::Vector(Index n, Backend where) {
+  if (n < 0) throw Error(Status::InvalidValue, "vector length must be >= 0, got " + std::to_string(n));
+  if (n > Index(std::numeric_limits<Vid>::max()))
+    throw Error(Status::InvalidValue, "vector length " + std::to_string(n) + " exceeds 2^31-1");
+  s_ = detail::VectorStore<T>::empty(n, where);
+}
+
+template <class T>
+Vector<T> Vector<T>::full(Index n, T fill, Backend where) {
+  Vector<T> v(n, Backend::Host);
+  auto& s = v.s_;
+  s.values = detail::Array<T>(static_cast<std::size_t>(n), Backend::Host);
+  std::fill(s.values.begin(), s.values.end(), fill);
+  s.form = VectorForm::Dense;
+  s.nvals = n;
+  return where == Backend::Host ? v : v.to(where);
+}
+
+template <class T>
+Vector<T> Vector<T>::from_tuples(Index n, const std::vector<Index>& idx, const std::vector<T>& vals, Backend where) {
+  if (idx.size() != vals.size())
+    throw Error(Status::InvalidValue, "from_tuples: " + std::to_string(idx.size()) + " indices but " +
+                                          std::to_string(vals.size()) + " values");
+  Vector<T> v(n, Backend::Host);
+  v.to_form(VectorForm::Bitmap);
+  auto& s = v.s_;
+  std::fill(s.bitmap.begin(), s.bitmap.end(), std::uint8_t{0});
+  Index count = 0;
+  for (std::size_t p = 0; p < idx.size(); ++p) {
+    v.check_index(idx[p]);
+    if (!s.bitmap[idx[p]]) ++count;
+    s.bitmap[idx[p]] = 1;
+    s.values[idx[p]] = vals[p];
+  }
+  s.nvals = count;
+  v.conform();
+  return where == Backend::Host ? v : v.to(where);
+}
+
+template <class T>
+void Vector<T>::check_index(Index i) const {
+  if (i < 0 || i >= s_.n)
+    throw Error(Status::InvalidIndex,
+                "index " + std::to_string(i) + " out of range for a vector of length " + std::to_string(s_.n));
+}
+
+template <class T>
+void Vector<T>::set_element(Index i, T value) {
+  check_index(i);
+  to_form(s_.form == VectorForm::Dense ? VectorForm::Dense : VectorForm::Bitmap);
+  if (s_.form == VectorForm::Bitmap) {
+    std::uint8_t was = 0;
+    detail::copy_bytes(&was, Backend::Host, s_.bitmap.data() + i, s_.where, 1);
+    if (!was) {
+      const std::uint8_t one = 1;
+      detail::copy_bytes(s_.bitmap.data() + i, s_.where, &one, Backend::Host, 1);
+      ++s_.nvals;
+    }
+  }
+  detail::copy_bytes(s_.values.data() + i, s_.where, &value, Backend::Host, sizeof(T));
+}
+
+template <class T>
+std::optional<T> Vector<T>::element(Index i) const {
+  check_index(i);
+  if (s_.form == VectorForm::Sparse) {
+    std::vector<Index> idx;
+    std::vector<T> vals;
+    extract_tuples(idx, vals);
+    auto it = std::lower_bound(idx.begin(), idx.end(), i);
+    if (it == idx.end() || *it != i) return std::nullopt;
+    return vals[static_cast<std::size_t>(it - idx.begin())];
+  }
+  if (s_.form == VectorForm::Bitmap) {
+    std::uint8_t present = 0;
+    detail::copy_bytes(&present, Backend::Host, s_.bitmap.data() + i, s_.where, 1);
+    if (!present) return std::nullopt;
+  }
+  T value{};
+  detail::copy_bytes(&value, Backend::Host, s_.values.data() + i, s_.where, sizeof(T));
+  return value;
+}
+
+template <class T>
+void Vector<T>::remove_element(Index i) {
+  check_index(i);
+  to_form(VectorForm::Bitmap);
+  std::uint8_t was = 0;
+  detail::copy_bytes(&was, Backend::Host, s_.bitmap.data() + i, s_.where, 1);
+  if (was) {
+    const std::uint8_t zero = 0;
+    detail::copy_bytes(s_.bitmap.data() + i, s_.where, &zero, Backend::Host, 1);
+    --s_.nvals;
+  }
+}
+
+template <class T>
+void Vector<T>::clear() {
+  s_ = detail::VectorStore<T>::empty(s_.n, s_.where);
+}
+
+template <class T>
+void Vector<T>::extract_tuples(std::vector<Index>& idx, std::vector<T>& vals) const {
+  detail::VectorStore<T> h = s_.clone(Backend::Host);
+  detail::convert_form(h, VectorForm::Sparse);
+  detail::sort_indices(h);
+  idx.assign(h.indices.begin(), h.indices.end());
+  vals.assign(h.values.begin(), h.values.end());
+}
+
+template <class T>
+std::vector<T> Vector<T>::to_dense_vector(T missing) const {
+  detail::VectorStore<T> h = s_.clone(Backend::Host);
+  std::vector<T> out(static_cast<std::size_t>(s_.n), missing);
+  if (h.form == VectorForm::Sparse) {
+    for (Index p = 0; p < h.nvals; ++p) out[h.indices[p]] = h.values[p];
+  } else {
+    for (Index i = 0; i < h.n; ++i)
+      if (h.form == VectorForm::Dense || h.bitmap[i]) out[i] = h.values[i];
+  }
+  return out;
+}
+
+template <class T>
+void Vector<T>::conform() {
+  if (s_.nvals == s_.n && s_.n > 0) {
+    to_form(VectorForm::Dense);
+  } else if (s_.nvals * 32 < s_.n) {
+    to_form(VectorForm::Sparse);
+  } else if (s_.form == VectorForm::Dense) {
+    to_form(VectorForm::Bitmap);  // no longer full
+  } else if (s_.form == VectorForm::Sparse && s_.nvals * 16 >= s_.n) {
+    to_form(VectorForm::Bitmap);  // hysteresis: stay sparse between 1/32 and 1/16
+  }
+}
+
+template <class T>
+Vector<T> Vector<T>::to(Backend where) const {
+  return Vector<T>(s_.clone(where));
+}
+
+#define GBCUDA_INSTANTIATE_VECTOR(T)                                             \
+  template class Vector<T>;                                                      \
+  template void detail::convert_form(detail::VectorStore<T>&, VectorForm);       \
+  template void detail::sort_indices(detail::VectorStore<T>&);
+GBCUDA_FOR_EACH_TYPE(GBCUDA_INSTANTIATE_VECTOR)
+
+}  // namespace gbcuda
