@@ -1,0 +1,122 @@
+#pragma once
+// The primitives each backend provides. The public operations (operations.hpp) normalise their
+// arguments (mask, descriptor, forms, memory) and call these; each backend implements the same
+// signatures in its own namespace:
+//   detail::host  -- templates in detail/host_ops.hpp (OpenMP; any operator, user-defined too)
+//   detail::cuda  -- lib/cuda/*.cu, explicitly instantiated for the built-in operators and the
+//                    types of GBCUDA_FOR_EACH_TYPE; cuda_supports_* below say which.
+//
+// Contract shared by every primitive that produces a vector t:
+//   * t is overwritten (any previous content discarded), length = the output length;
+//   * t(i) is computed only where mask.allows(i); entries elsewhere are absent;
+//   * t is left in the backend's memory, in whatever form suits the primitive.
+#include <type_traits>
+
+#include "gbcuda/detail/views.hpp"
+#include "gbcuda/semiring.hpp"
+
+namespace gbcuda::detail {
+
+// Signatures (documentation; the definitions live in each backend's namespace):
+//
+// gather: t(i) = ADD_k MUL(x, y, k) over the stored entries (i,k) of `rows`, where u(k) present;
+//         x = rows(i,k), y = u(k) when !u_first, else x = u(k), y = rows(i,k).
+//         u is Bitmap or Dense. Monoids with a terminal value stop a row early.
+//   template <class S, class TA, class TU>
+//   void gather(VectorStore<typename S::value_type>& t, const MaskView& m, const S& s,
+//               const CsrView<TA>& rows, const VecView<TU>& u, bool u_first);
+//
+// scatter: same result as gather over the transpose: for each entry k of u (Sparse), for each
+//         stored (k, j) of `cols`, t(j) = ADD(t(j), MUL(...)). u is Sparse.
+//   template <class S, class TA, class TU>
+//   void scatter(VectorStore<typename S::value_type>& t, const MaskView& m, const S& s,
+//                const CsrView<TA>& cols, const VecView<TU>& u, bool u_first);
+//
+// merge: w<m> = accum(w, t) with GraphBLAS semantics (replace deletes entries outside m).
+//         Accum is NoAccum or a binary op T(T,T). t obeys the contract above (it may be consumed).
+//   template <class T, class Accum>
+//   void merge(VectorStore<T>& w, const MaskView& m, const Accum& accum, VectorStore<T>& t, bool replace);
+//
+// merge_scalar: w<m> = accum(w, s) for every position (GrB_assign of a scalar with GrB_ALL).
+//   template <class T, class Accum>
+//   void merge_scalar(VectorStore<T>& w, const MaskView& m, const Accum& accum, T s, bool replace);
+//
+// apply: t(i) = op(u(i)) where u(i) present (and allowed).
+//   template <class Op, class TU>
+//   void apply(VectorStore<typename Op::result_type>& t, const MaskView& m, const Op& op, const VecView<TU>& u);
+//
+// ewise: t(i) = op(u(i), v(i)) where both present; when is_union, also u(i) or v(i) alone
+//         where only one is present (GrB_eWiseAdd vs GrB_eWiseMult).
+//   template <class Op, class TU, class TV>
+//   void ewise(VectorStore<typename Op::result_type>& t, const MaskView& m, const Op& op,
+//              const VecView<TU>& u, const VecView<TV>& v, bool is_union);
+//
+// reduce: ADD over the entries of u (identity when empty).
+//   template <class Monoid, class T>
+//   typename Monoid::value_type reduce(const Monoid& mon, const VecView<T>& u);
+//
+// mask_bitmap: out[i] = 1 where the mask vector's entry i is present (structural) or present
+//         and nonzero (value), else 0. `out` has n bytes in the backend's memory.
+//   template <class M>
+//   void mask_bitmap(std::uint8_t* out, const VecView<M>& mask, bool structural);
+
+// ---- which combinations the CUDA backend instantiates --------------------------------------
+template <class T> inline constexpr bool is_value_type_v =
+    std::is_same_v<T, bool> || std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t> ||
+    std::is_same_v<T, float> || std::is_same_v<T, double>;
+template <class T> inline constexpr bool is_arith_type_v = is_value_type_v<T> && !std::is_same_v<T, bool>;
+
+// Semirings: PlusTimes/MinPlus/MaxPlus<T> (T not bool, TA = TU = T), LorLand<bool> (TA = TU = bool),
+// and the structural AnyPair<bool>, AnySecondI<int32/int64> (any TA, TU: values are not read; the
+// public layer passes their views as CsrView<bool>/VecView<bool> with null values, so CUDA
+// instantiates those with TA = TU = bool only).
+template <class S, class TA, class TU>
+constexpr bool cuda_supports_semiring() {
+  using Z = typename S::value_type;
+  if constexpr (!S::builtin) return false;
+  else if constexpr (std::is_same_v<S, AnyPair<bool>> || std::is_same_v<S, AnySecondI<std::int32_t>> ||
+                     std::is_same_v<S, AnySecondI<std::int64_t>>)
+    return is_value_type_v<TA> && is_value_type_v<TU>;
+  else if constexpr (std::is_same_v<S, LorLand<bool>>) return std::is_same_v<TA, bool> && std::is_same_v<TU, bool>;
+  else if constexpr (is_arith_type_v<Z> && (std::is_same_v<S, PlusTimes<Z>> || std::is_same_v<S, MinPlus<Z>> ||
+                                            std::is_same_v<S, MaxPlus<Z>>))
+    return std::is_same_v<TA, Z> && std::is_same_v<TU, Z>;
+  else return false;
+}
+// Scatter (push) on CUDA: only monoids where concurrent updates need no read-modify-write.
+template <class S>
+constexpr bool cuda_can_scatter() {
+  return S::add_type::kind == MonoidKind::Any || S::add_type::kind == MonoidKind::Lor;
+}
+// Binary ops instantiated for merge (accumulators) and ewise, each with T in and out:
+// Plus Minus Times Min Max First Second Pair Lor Land.
+template <class Op, class T>
+constexpr bool cuda_supports_binary_op() {
+  if constexpr (!is_value_type_v<T>) return false;
+  else
+    return std::is_same_v<Op, Plus<T>> || std::is_same_v<Op, Minus<T>> || std::is_same_v<Op, Times<T>> ||
+           std::is_same_v<Op, Min<T>> || std::is_same_v<Op, Max<T>> || std::is_same_v<Op, First<T>> ||
+           std::is_same_v<Op, Second<T>> || std::is_same_v<Op, Pair<T>> || std::is_same_v<Op, Lor<T>> ||
+           std::is_same_v<Op, Land<T>>;
+}
+template <class Accum, class T>
+constexpr bool cuda_supports_accum() {
+  if constexpr (std::is_same_v<Accum, NoAccum>) return is_value_type_v<T>;
+  else return cuda_supports_binary_op<Accum, T>();
+}
+// Unary ops for apply, T in and out: Identity AdditiveInverse Abs One LogicalNot.
+template <class Op, class T>
+constexpr bool cuda_supports_unary_op() {
+  if constexpr (!is_value_type_v<T>) return false;
+  else
+    return std::is_same_v<Op, Identity<T>> || std::is_same_v<Op, AdditiveInverse<T>> ||
+           std::is_same_v<Op, Abs<T>> || std::is_same_v<Op, One<T>> || std::is_same_v<Op, LogicalNot<T>>;
+}
+// Monoids for reduce: the built-in ones over T.
+template <class Mon, class T>
+constexpr bool cuda_supports_monoid() {
+  if constexpr (!is_value_type_v<T> || !Mon::builtin) return false;
+  else return std::is_same_v<typename Mon::value_type, T>;
+}
+
+}  // namespace gbcuda::detail

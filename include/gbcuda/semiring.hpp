@@ -1,0 +1,209 @@
+#pragma once
+// Operators, monoids and semirings. Built-in ones are small structs usable on host and device;
+// user-defined ones are any callables (run on the host backend; see README "User-defined ops").
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "gbcuda/types.hpp"
+
+namespace gbcuda {
+
+// x * y, with bool meaning logical and (avoids int-in-bool arithmetic).
+template <class T>
+GBCUDA_HD T multiply_values(T x, T y) {
+  if constexpr (std::is_same_v<T, bool>) return x && y;
+  else return x * y;
+}
+
+// ---- binary operators: z = op(x, y) ------------------------------------------------------
+// `uses_x` / `uses_y` say whether the operator reads its operands' values; an operator that
+// reads neither (PAIR) or only positions (SECONDI) lets backends skip loading values.
+#define GBCUDA_BINARY_OP(NAME, EXPR, USES_X, USES_Y)                   \
+  template <class T>                                                   \
+  struct NAME {                                                        \
+    using result_type = T;                                             \
+    static constexpr bool builtin = true;                              \
+    static constexpr bool positional = false;                          \
+    static constexpr bool uses_x = USES_X;                             \
+    static constexpr bool uses_y = USES_Y;                             \
+    template <class X, class Y>                                        \
+    GBCUDA_HD T operator()(X x, Y y) const {                           \
+      (void)x;                                                         \
+      (void)y;                                                         \
+      return EXPR;                                                     \
+    }                                                                  \
+  };
+GBCUDA_BINARY_OP(Plus, T(x) + T(y), true, true)
+GBCUDA_BINARY_OP(Minus, T(x) - T(y), true, true)
+GBCUDA_BINARY_OP(Times, multiply_values(T(x), T(y)), true, true)
+GBCUDA_BINARY_OP(Min, T(y) < T(x) ? T(y) : T(x), true, true)
+GBCUDA_BINARY_OP(Max, T(x) < T(y) ? T(y) : T(x), true, true)
+GBCUDA_BINARY_OP(First, T(x), true, false)
+GBCUDA_BINARY_OP(Second, T(y), false, true)
+GBCUDA_BINARY_OP(Pair, T(1), false, false)
+GBCUDA_BINARY_OP(Lor, T((x != X(0)) || (y != Y(0))), true, true)
+GBCUDA_BINARY_OP(Land, T((x != X(0)) && (y != Y(0))), true, true)
+#undef GBCUDA_BINARY_OP
+
+// SECONDI: in a product w = A*u or w' = u'*A the result of one multiply A(i,k)*u(k) (or
+// u(k)*A(k,j)) is k, the index shared by the two operands. BFS parents come from this.
+template <class T>
+struct SecondI {
+  using result_type = T;
+  static constexpr bool builtin = true;
+  static constexpr bool positional = true;
+  static constexpr bool uses_x = false;
+  static constexpr bool uses_y = false;
+  template <class X, class Y>
+  GBCUDA_HD T operator()(X, Y, Index k) const {
+    return T(k);
+  }
+};
+
+// ---- unary operators: z = op(x) -----------------------------------------------------------
+#define GBCUDA_UNARY_OP(NAME, EXPR)               \
+  template <class T>                              \
+  struct NAME {                                   \
+    using result_type = T;                        \
+    static constexpr bool builtin = true;         \
+    template <class X>                            \
+    GBCUDA_HD T operator()(X x) const {           \
+      (void)x;                                    \
+      return EXPR;                                \
+    }                                             \
+  };
+GBCUDA_UNARY_OP(Identity, T(x))
+GBCUDA_UNARY_OP(AdditiveInverse, T(-T(x)))
+GBCUDA_UNARY_OP(Abs, T(x) < T(0) ? T(-T(x)) : T(x))
+GBCUDA_UNARY_OP(One, T(1))
+GBCUDA_UNARY_OP(LogicalNot, T(!(x != X(0))))
+#undef GBCUDA_UNARY_OP
+
+// ---- monoids: associative, commutative op with an identity (and maybe a terminal) ----------
+enum class MonoidKind { Plus, Times, Min, Max, Lor, Land, Any, User };
+
+template <class T, MonoidKind K>
+struct BuiltinMonoid {
+  using value_type = T;
+  static constexpr bool builtin = true;
+  static constexpr MonoidKind kind = K;
+  // A monoid has a terminal z when op(z, x) == z for all x: a gather may stop at it.
+  static constexpr bool has_terminal = K == MonoidKind::Lor || K == MonoidKind::Land || K == MonoidKind::Any ||
+                                       (K == MonoidKind::Min && std::is_integral_v<T>) ||
+                                       (K == MonoidKind::Max && std::is_integral_v<T>);
+  GBCUDA_HD T identity() const {
+    if constexpr (K == MonoidKind::Plus || K == MonoidKind::Lor || K == MonoidKind::Any) return T(0);
+    else if constexpr (K == MonoidKind::Times || K == MonoidKind::Land) return T(1);
+    else if constexpr (K == MonoidKind::Min) return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
+    else return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
+  }
+  GBCUDA_HD bool is_terminal(T x) const {
+    if constexpr (K == MonoidKind::Lor) return x != T(0);
+    else if constexpr (K == MonoidKind::Land) return x == T(0);
+    else if constexpr (K == MonoidKind::Any) return true;  // any value will do
+    else if constexpr (K == MonoidKind::Min && std::is_integral_v<T>) return x == std::numeric_limits<T>::lowest();
+    else if constexpr (K == MonoidKind::Max && std::is_integral_v<T>) return x == std::numeric_limits<T>::max();
+    else { (void)x; return false; }
+  }
+  GBCUDA_HD T operator()(T a, T b) const {
+    if constexpr (K == MonoidKind::Plus) return a + b;
+    else if constexpr (K == MonoidKind::Times) return multiply_values(a, b);
+    else if constexpr (K == MonoidKind::Min) return b < a ? b : a;
+    else if constexpr (K == MonoidKind::Max) return a < b ? b : a;
+    else if constexpr (K == MonoidKind::Lor) return T((a != T(0)) || (b != T(0)));
+    else if constexpr (K == MonoidKind::Land) return T((a != T(0)) && (b != T(0)));
+    else { (void)b; return a; }  // Any
+  }
+};
+template <class T> using PlusMonoid = BuiltinMonoid<T, MonoidKind::Plus>;
+template <class T> using TimesMonoid = BuiltinMonoid<T, MonoidKind::Times>;
+template <class T> using MinMonoid = BuiltinMonoid<T, MonoidKind::Min>;
+template <class T> using MaxMonoid = BuiltinMonoid<T, MonoidKind::Max>;
+template <class T = bool> using LorMonoid = BuiltinMonoid<T, MonoidKind::Lor>;
+template <class T = bool> using LandMonoid = BuiltinMonoid<T, MonoidKind::Land>;
+template <class T> using AnyMonoid = BuiltinMonoid<T, MonoidKind::Any>;
+
+// A user-defined monoid: `op` is any callable T(T, T), associative and commutative.
+template <class T, class Op>
+struct UserMonoid {
+  using value_type = T;
+  static constexpr bool builtin = false;
+  static constexpr MonoidKind kind = MonoidKind::User;
+  static constexpr bool has_terminal = false;
+  Op op;
+  T id;
+  T identity() const { return id; }
+  bool is_terminal(T) const { return false; }
+  T operator()(T a, T b) const { return op(a, b); }
+};
+template <class T, class Op>
+UserMonoid<T, Op> make_monoid(Op op, T identity) {
+  return UserMonoid<T, Op>{op, identity};
+}
+
+// A user-defined binary operator from any callable Z(X, Y).
+template <class Z, class Op>
+struct UserBinaryOp {
+  using result_type = Z;
+  static constexpr bool builtin = false;
+  static constexpr bool positional = false;
+  static constexpr bool uses_x = true;
+  static constexpr bool uses_y = true;
+  Op op;
+  template <class X, class Y>
+  Z operator()(X x, Y y) const { return Z(op(x, y)); }
+};
+template <class Z, class Op>
+UserBinaryOp<Z, Op> make_binary_op(Op op) {
+  return UserBinaryOp<Z, Op>{op};
+}
+// A user-defined unary operator from any callable Z(X).
+template <class Z, class Op>
+struct UserUnaryOp {
+  using result_type = Z;
+  static constexpr bool builtin = false;
+  Op op;
+  template <class X>
+  Z operator()(X x) const { return Z(op(x)); }
+};
+template <class Z, class Op>
+UserUnaryOp<Z, Op> make_unary_op(Op op) {
+  return UserUnaryOp<Z, Op>{op};
+}
+
+// ---- semirings ------------------------------------------------------------------------------
+template <class AddMonoid, class MulOp>
+struct Semiring {
+  using value_type = typename AddMonoid::value_type;
+  using add_type = AddMonoid;
+  using mul_type = MulOp;
+  static constexpr bool builtin = AddMonoid::builtin && MulOp::builtin;
+  AddMonoid add{};
+  MulOp mul{};
+  // One product term: x is the first operand (A(i,k) in A*u, u(k) in u'*A), y the second,
+  // k the index they share.
+  template <class X, class Y>
+  GBCUDA_HD value_type multiply(X x, Y y, Index k) const {
+    if constexpr (MulOp::positional) return mul(x, y, k);
+    else { (void)k; return value_type(mul(x, y)); }
+  }
+};
+template <class AddMonoid, class MulOp>
+Semiring<AddMonoid, MulOp> make_semiring(AddMonoid add, MulOp mul) {
+  return Semiring<AddMonoid, MulOp>{add, mul};
+}
+
+template <class T> using PlusTimes = Semiring<PlusMonoid<T>, Times<T>>;
+template <class T> using MinPlus = Semiring<MinMonoid<T>, Plus<T>>;
+template <class T> using MaxPlus = Semiring<MaxMonoid<T>, Plus<T>>;
+template <class T = bool> using LorLand = Semiring<LorMonoid<T>, Land<T>>;
+template <class T = bool> using AnyPair = Semiring<AnyMonoid<T>, Pair<T>>;
+template <class T = Index> using AnySecondI = Semiring<AnyMonoid<T>, SecondI<T>>;
+template <class T> using MinSecondI = Semiring<MinMonoid<T>, SecondI<T>>;
+
+// Accumulator placeholder: "no accumulator" (GrB_NULL).
+struct NoAccum {};
+inline constexpr NoAccum no_accum{};
+
+}  // namespace gbcuda
