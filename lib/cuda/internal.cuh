@@ -1,0 +1,84 @@
+#pragma once
+// Internal pieces shared by the CUDA backend's translation units: run-time codes for the
+// built-in operators (one kernel per value type switches on them instead of one kernel per
+// operator, which keeps nvcc's work small), and helpers defined once in vector_forms.cu.
+#include <type_traits>
+
+#include "cuda_check.cuh"
+#include "gbcuda/detail/cuda_ops.hpp"
+
+namespace gbcuda::detail::cuda {
+
+// ---- binary operators (accumulators and ewise) ---------------------------------------------
+enum class BinCode : int { None, Plus, Minus, Times, Min, Max, First, Second, Pair, Lor, Land };
+
+template <class Op, class T>
+constexpr BinCode bin_code() {
+  if constexpr (std::is_same_v<Op, NoAccum>) return BinCode::None;
+  else if constexpr (std::is_same_v<Op, Plus<T>>) return BinCode::Plus;
+  else if constexpr (std::is_same_v<Op, Minus<T>>) return BinCode::Minus;
+  else if constexpr (std::is_same_v<Op, Times<T>>) return BinCode::Times;
+  else if constexpr (std::is_same_v<Op, Min<T>>) return BinCode::Min;
+  else if constexpr (std::is_same_v<Op, Max<T>>) return BinCode::Max;
+  else if constexpr (std::is_same_v<Op, First<T>>) return BinCode::First;
+  else if constexpr (std::is_same_v<Op, Second<T>>) return BinCode::Second;
+  else if constexpr (std::is_same_v<Op, Pair<T>>) return BinCode::Pair;
+  else if constexpr (std::is_same_v<Op, Lor<T>>) return BinCode::Lor;
+  else {
+    static_assert(std::is_same_v<Op, Land<T>>, "operator not instantiated by the CUDA backend");
+    return BinCode::Land;
+  }
+}
+
+// z = op(x, y) through the same operator structs the host backend uses. BinCode::None is never
+// passed here.
+template <class T>
+__device__ __forceinline__ T bin_apply(BinCode c, T x, T y) {
+  switch (c) {
+    case BinCode::Plus: return Plus<T>{}(x, y);
+    case BinCode::Minus: return Minus<T>{}(x, y);
+    case BinCode::Times: return Times<T>{}(x, y);
+    case BinCode::Min: return Min<T>{}(x, y);
+    case BinCode::Max: return Max<T>{}(x, y);
+    case BinCode::First: return First<T>{}(x, y);
+    case BinCode::Second: return Second<T>{}(x, y);
+    case BinCode::Pair: return Pair<T>{}(x, y);
+    case BinCode::Lor: return Lor<T>{}(x, y);
+    case BinCode::Land: return Land<T>{}(x, y);
+    case BinCode::None: break;
+  }
+  return y;
+}
+
+// ---- unary operators (apply) ----------------------------------------------------------------
+enum class UnCode : int { Identity, AdditiveInverse, Abs, One, LogicalNot };
+
+template <class Op, class T>
+constexpr UnCode un_code() {
+  if constexpr (std::is_same_v<Op, Identity<T>>) return UnCode::Identity;
+  else if constexpr (std::is_same_v<Op, AdditiveInverse<T>>) return UnCode::AdditiveInverse;
+  else if constexpr (std::is_same_v<Op, Abs<T>>) return UnCode::Abs;
+  else if constexpr (std::is_same_v<Op, One<T>>) return UnCode::One;
+  else {
+    static_assert(std::is_same_v<Op, LogicalNot<T>>, "operator not instantiated by the CUDA backend");
+    return UnCode::LogicalNot;
+  }
+}
+
+template <class T>
+__device__ __forceinline__ T un_apply(UnCode c, T x) {
+  switch (c) {
+    case UnCode::Identity: return Identity<T>{}(x);
+    case UnCode::AdditiveInverse: return AdditiveInverse<T>{}(x);
+    case UnCode::Abs: return Abs<T>{}(x);
+    case UnCode::One: return One<T>{}(x);
+    case UnCode::LogicalNot: return LogicalNot<T>{}(x);
+  }
+  return x;
+}
+
+// ---- helpers defined in vector_forms.cu -----------------------------------------------------
+// The positions i < n with flags[i] != 0, ascending (stable compaction with CUB).
+Array<Vid> select_flagged(const std::uint8_t* flags, Index n, Index& count);
+
+}  // namespace gbcuda::detail::cuda
