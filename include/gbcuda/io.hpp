@@ -1,0 +1,74 @@
+#pragma once
+// Reading and writing graphs. All readers produce 0-based coordinates; Matrix Market
+// symmetric / skew-symmetric / hermitian files are expanded to both directions (the diagonal
+// once). Errors are Error(ParseError) naming the file and line, or Error(IoError).
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "gbcuda/matrix.hpp"
+
+namespace gbcuda {
+
+enum class FileFormat {
+  Auto,          // detect from the content (and the name, for *.rodinia.txt)
+  MatrixMarket,  // %%MatrixMarket matrix coordinate|array ...
+  Headerless,    // first line "rows cols nnz", then 1-based "i j [value]" triplets
+  Rodinia,       // Rodinia BFS text: n, n lines "start degree", source, m, m lines "dest cost"
+  EdgeList,      // "src dst [weight]" per line, 0-based; '#' or '%' comments; spaces, tabs or commas
+};
+const char* to_string(FileFormat f);
+// "auto", "mtx", "headerless", "rodinia", "edgelist"; throws Error(InvalidValue) otherwise.
+FileFormat parse_format(const std::string& name);
+
+struct CooData {
+  Index nrows = 0;
+  Index ncols = 0;
+  std::vector<Index> rows;     // 0-based
+  std::vector<Index> cols;     // 0-based
+  std::vector<double> values;  // one per entry, or empty for a pattern (structure-only) file
+  FileFormat format = FileFormat::Auto;  // the format actually read
+  std::string header;          // e.g. "coordinate real symmetric"
+  Index stored_entries = 0;    // entries as written in the file, before symmetric expansion
+};
+
+struct ReadOptions {
+  FileFormat format = FileFormat::Auto;
+  // Progress on stderr for large files; by default only when stderr is a terminal.
+  enum class Progress { Auto, Always, Never } progress = Progress::Auto;
+  // Rodinia files name a source vertex; it is stored here when read.
+  Index* rodinia_source = nullptr;
+};
+
+// Detects the format of a file from its first lines (and name). Throws when it cannot tell.
+FileFormat detect_format(const std::string& path);
+
+// Reads coordinates from any supported format.
+CooData read_coo(const std::string& path, const ReadOptions& options = {});
+
+// Reads a matrix (duplicates summed; pattern files give an iso matrix of T(1)).
+template <class T>
+Matrix<T> read_matrix(const std::string& path, const ReadOptions& options = {});
+
+// Builds a matrix from coordinates read by read_coo.
+template <class T>
+Matrix<T> matrix_from_coo(const CooData& coo);
+
+// Writes a Matrix Market coordinate file ("pattern" for iso bool matrices, else real/integer
+// general). The file appears whole or not at all.
+template <class T>
+void write_matrix_market(const std::string& path, const Matrix<T>& A);
+
+// Writes a file through `fill`: into a temporary beside `path`, renamed over it on success, so a
+// failure leaves no half-written file. Throws Error(IoError) naming the path.
+void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& fill);
+
+#define GBCUDA_EXTERN_IO(T)                                                         \
+  extern template Matrix<T> read_matrix<T>(const std::string&, const ReadOptions&); \
+  extern template Matrix<T> matrix_from_coo<T>(const CooData&);                     \
+  extern template void write_matrix_market<T>(const std::string&, const Matrix<T>&);
+GBCUDA_FOR_EACH_TYPE(GBCUDA_EXTERN_IO)
+#undef GBCUDA_EXTERN_IO
+
+}  // namespace gbcuda

@@ -1,0 +1,166 @@
+// Format names, format detection and the read_coo entry point.
+#include <cctype>
+#include <string>
+
+#include "io/line_reader.hpp"
+
+namespace gbcuda {
+
+const char* to_string(FileFormat f) {
+  switch (f) {
+    case FileFormat::Auto: return "auto";
+    case FileFormat::MatrixMarket: return "mtx";
+    case FileFormat::Headerless: return "headerless";
+    case FileFormat::Rodinia: return "rodinia";
+    case FileFormat::EdgeList: return "edgelist";
+  }
+  return "?";
+}
+
+FileFormat parse_format(const std::string& name) {
+  for (FileFormat f : {FileFormat::Auto, FileFormat::MatrixMarket, FileFormat::Headerless, FileFormat::Rodinia,
+                       FileFormat::EdgeList}) {
+    if (name == to_string(f)) return f;
+  }
+  throw Error(Status::InvalidValue,
+              "unknown file format '" + name + "' (expected auto, mtx, headerless, rodinia or edgelist)");
+}
+
+namespace io_detail {
+
+namespace {
+
+bool starts_with_nocase(std::string_view s, std::string_view prefix) {
+  if (s.size() < prefix.size()) return false;
+  for (std::size_t i = 0; i < prefix.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(s[i])) != std::tolower(static_cast<unsigned char>(prefix[i]))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+// Integer tokens of a line (commas separate too); returns the count, -1 when a token is not an
+// integer, or max + 1 when there are more than `max`.
+int integer_tokens(std::string_view line, std::int64_t* out, int max) {
+  std::string_view tok[4];
+  const int n = Tokens(line, true).split(tok, max);
+  if (n > max) return n;
+  for (int k = 0; k < n; ++k)
+    if (!parse_int(tok[k], out[k])) return -1;
+  return n;
+}
+
+// Counts the data lines in [begin, end) (parallel over chunks).
+Index count_data_lines(const char* begin, const char* end, std::string_view comments) {
+  auto chunks = split_chunks(begin, end, std::size_t(1) << 20);
+  Index total = 0;
+#pragma omp parallel for reduction(+ : total) schedule(dynamic, 1) if (chunks.size() > 1)
+  for (std::size_t c = 0; c < chunks.size(); ++c) {
+    const char* p = chunks[c].first;
+    while (p < chunks[c].second) {
+      const char* next;
+      if (is_data_line(line_at(p, chunks[c].second, &next), comments)) ++total;
+      p = next;
+    }
+  }
+  return total;
+}
+
+}  // namespace
+
+// Detection, in order (comment lines start with '%' or '#'; blank lines are skipped):
+//  1. the first line starts with "%%MatrixMarket" (any case)           -> Matrix Market;
+//  2. the file name ends in ".rodinia.txt"                              -> Rodinia;
+//  3. the first data line is one integer n, and the next data line is
+//     two integers (or n is 0)                                          -> Rodinia;
+//  4. the first data line is three non-negative integers "r c k", exactly k data lines follow,
+//     and the first 1000 of them are "i j [value]" with 1 <= i <= r, 1 <= j <= c
+//                                                                       -> headerless;
+//  5. the first data line is "src dst [weight]" (two non-negative integers, an optional
+//     number; blanks or commas between)                                  -> edge list;
+//  otherwise ParseError "cannot detect the format of FILE (...); use --format".
+// An edge list whose first line happens to look like a headerless size line (k data lines
+// follow, all in range) is read as headerless; --format edgelist overrides.
+FileFormat detect_format_of(const FileText& f) {
+  const char* next;
+  const std::string_view first_line = line_at(f.begin(), f.end(), &next);
+  if (starts_with_nocase(trim_front(first_line), "%%MatrixMarket")) return FileFormat::MatrixMarket;
+  if (ends_with(f.path(), ".rodinia.txt")) return FileFormat::Rodinia;
+
+  constexpr std::string_view kComments = "%#";
+  auto fail = [&](const char* where, const std::string& why) {
+    f.finish_progress();
+    const std::string at = where ? "line " + std::to_string(f.line_of(where)) : "line " + std::to_string(f.last_line());
+    throw Error(Status::ParseError,
+                "cannot detect the format of " + f.path() + " (" + at + ": " + why + "); use --format");
+  };
+  const char* first = find_data_line(f.begin(), f.end(), 0, kComments);
+  if (!first) fail(nullptr, "no data lines");
+  const char* body;
+  const std::string_view line = line_at(first, f.end(), &body);
+  std::int64_t v[4];
+  const int nint = integer_tokens(line, v, 3);
+
+  if (nint == 1) {
+    const char* second = find_data_line(body, f.end(), 0, kComments);
+    std::int64_t w[4];
+    if (v[0] == 0 || (second && integer_tokens(line_at(second, f.end(), &next), w, 3) == 2)) return FileFormat::Rodinia;
+    fail(first, "one number, but the next line is not 'start degree' as in a Rodinia file");
+  }
+  if (nint == 3 && v[0] >= 0 && v[1] >= 0 && v[2] >= 0) {
+    bool in_range = true;
+    const char* p = body;
+    for (int k = 0; k < 1000 && p < f.end() && in_range; ++k) {
+      const char* q = find_data_line(p, f.end(), 0, kComments);
+      if (!q) break;
+      const std::string_view entry = line_at(q, f.end(), &p);
+      std::string_view tok[4];
+      const int ntok = Tokens(entry).split(tok, 3);
+      std::int64_t i, j;
+      double x;
+      in_range = (ntok == 2 || ntok == 3) && parse_int(tok[0], i) && parse_int(tok[1], j) && i >= 1 && i <= v[0] &&
+                 j >= 1 && j <= v[1] && (ntok == 2 || parse_double(tok[2], x));
+    }
+    if (in_range && count_data_lines(body, f.end(), kComments) == v[2]) return FileFormat::Headerless;
+  }
+  // Edge list: "src dst [weight]".
+  std::string_view tok[4];
+  const int ntok = Tokens(line, true).split(tok, 3);
+  std::int64_t s, d;
+  double w;
+  if ((ntok == 2 || ntok == 3) && parse_int(tok[0], s) && parse_int(tok[1], d) && s >= 0 && d >= 0 &&
+      (ntok == 2 || parse_double(tok[2], w))) {
+    return FileFormat::EdgeList;
+  }
+  fail(first, "not a Matrix Market banner, a Rodinia, headerless or edge-list line: " + quote(line));
+  return FileFormat::Auto;  // not reached
+}
+
+}  // namespace io_detail
+
+FileFormat detect_format(const std::string& path) {
+  const io_detail::FileText f = io_detail::FileText::load(path, ReadOptions::Progress::Never);
+  return io_detail::detect_format_of(f);
+}
+
+CooData read_coo(const std::string& path, const ReadOptions& options) {
+  const io_detail::FileText f = io_detail::FileText::load(path, options.progress);
+  const FileFormat format = options.format == FileFormat::Auto ? io_detail::detect_format_of(f) : options.format;
+  CooData coo;
+  switch (format) {
+    case FileFormat::MatrixMarket: coo = io_detail::read_matrix_market(f); break;
+    case FileFormat::Headerless: coo = io_detail::read_headerless(f); break;
+    case FileFormat::Rodinia: coo = io_detail::read_rodinia(f, options.rodinia_source); break;
+    case FileFormat::EdgeList: coo = io_detail::read_edge_list(f); break;
+    case FileFormat::Auto: break;
+  }
+  f.finish_progress();
+  return coo;
+}
+
+}  // namespace gbcuda

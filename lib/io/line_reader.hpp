@@ -1,0 +1,270 @@
+#pragma once
+// Internal helpers shared by the readers: loading a whole file, walking its lines, parsing
+// numbers with std::from_chars, and parsing line ranges in parallel chunks with exact line
+// numbers in error messages. Not part of the public API.
+#include <omp.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "gbcuda/io.hpp"
+
+namespace gbcuda::io_detail {
+
+// Shows "reading FILE: N%" on stderr as a single updating line. Thread-safe; prints only when
+// the percentage changes.
+class Progress {
+ public:
+  explicit Progress(std::string path) : path_(std::move(path)) {}
+  void show(int percent);
+  void finish();  // ends the line
+
+ private:
+  std::string path_;
+  int last_ = -1;
+  std::mutex mu_;
+};
+
+// Whether progress should be shown for a file of `bytes` bytes: Always, or Auto when stderr is
+// a terminal and the file is larger than 64 MiB.
+bool want_progress(ReadOptions::Progress p, std::size_t bytes);
+
+// A whole file in memory; line ends stay as written.
+class FileText {
+ public:
+  // Reads `path` completely; Error(IoError) "cannot open FILE: ..." / "cannot read FILE: ...".
+  // When progress is on (see want_progress), the read is the first half of "reading FILE: N%".
+  static FileText load(const std::string& path, ReadOptions::Progress progress);
+
+  const std::string& path() const { return path_; }
+  const char* begin() const { return data_.get(); }
+  const char* end() const { return data_.get() + size_; }
+  std::size_t size() const { return size_; }
+
+  // Progress, when enabled: `fraction` of the whole job (read + parse) done.
+  bool progress_enabled() const { return progress_ != nullptr; }
+  void report(double fraction) const {
+    if (progress_) progress_->show(static_cast<int>(100.0 * fraction));
+  }
+  void finish_progress() const {
+    if (progress_) progress_->finish();
+  }
+
+  // 1-based number of the line that contains `p` (counts newlines before it).
+  Index line_of(const char* p) const;
+  // The number of the file's last line (for "unexpected end of file").
+  Index last_line() const;
+
+  [[noreturn]] void fail_at(const char* p, const std::string& what) const;
+  [[noreturn]] void fail_line(Index line, const std::string& what) const;
+
+ private:
+  std::string path_;
+  std::unique_ptr<char[]> data_;
+  std::size_t size_ = 0;
+  std::unique_ptr<Progress> progress_;
+};
+
+// ---- lines -------------------------------------------------------------------------------
+
+inline bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
+
+// The line starting at `p` (without '\n', trailing '\r' and blanks), and where the next begins.
+inline std::string_view line_at(const char* p, const char* end, const char** next) {
+  const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
+  const char* stop = nl ? nl : end;
+  *next = nl ? nl + 1 : end;
+  while (stop > p && is_blank(stop[-1])) --stop;
+  return {p, static_cast<std::size_t>(stop - p)};
+}
+
+// Leading blanks removed.
+inline std::string_view trim_front(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size() && is_blank(s[i])) ++i;
+  return s.substr(i);
+}
+
+// A line that holds no data: empty/blank, or a comment starting with one of `comment_chars`.
+inline bool is_data_line(std::string_view line, std::string_view comment_chars) {
+  std::string_view t = trim_front(line);
+  return !t.empty() && comment_chars.find(t.front()) == std::string_view::npos;
+}
+
+// Splits a line into tokens at blanks (and at commas when `commas`).
+class Tokens {
+ public:
+  Tokens(std::string_view line, bool commas = false) : p_(line.data()), e_(line.data() + line.size()), commas_(commas) {}
+  bool next(std::string_view& tok) {
+    while (p_ < e_ && sep(*p_)) ++p_;
+    if (p_ == e_) return false;
+    const char* s = p_;
+    while (p_ < e_ && !sep(*p_)) ++p_;
+    tok = {s, static_cast<std::size_t>(p_ - s)};
+    return true;
+  }
+  // Splits up to `max` tokens into `out`; returns how many there were (max + 1 if more).
+  int split(std::string_view* out, int max) {
+    int n = 0;
+    std::string_view t;
+    while (next(t)) {
+      if (n == max) return max + 1;
+      out[n++] = t;
+    }
+    return n;
+  }
+
+ private:
+  bool sep(char c) const { return is_blank(c) || (commas_ && c == ','); }
+  const char* p_;
+  const char* e_;
+  bool commas_;
+};
+
+// ---- numbers -----------------------------------------------------------------------------
+
+inline bool parse_int(std::string_view s, std::int64_t& v) {
+  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
+  if (s.empty()) return false;
+  auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+  return r.ec == std::errc() && r.ptr == s.data() + s.size();
+}
+
+inline bool parse_double(std::string_view s, double& v) {
+  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
+  if (s.empty()) return false;
+  auto r = std::from_chars(s.data(), s.data() + s.size(), v, std::chars_format::general);
+  // Out-of-range values (denormal underflow, overflow) are kept as from_chars leaves them.
+  return (r.ec == std::errc() || r.ec == std::errc::result_out_of_range) && r.ptr == s.data() + s.size();
+}
+
+std::string quote(std::string_view token);  // 'token', shortened when very long
+
+// Loops shorter than this run on one thread (starting a team costs more than it saves).
+inline constexpr Index kParallelMin = Index(1) << 16;
+
+// ---- parallel chunked parsing ------------------------------------------------------------
+
+// Thrown by per-line parsers inside a chunk; carries where the bad line starts.
+struct LineError {
+  const char* where;
+  std::string what;
+};
+
+// Splits [begin, end) into pieces that start at line starts.
+std::vector<std::pair<const char*, const char*>> split_chunks(const char* begin, const char* end,
+                                                              std::size_t min_chunk_bytes);
+
+// Parses the lines in [begin, end) in parallel chunks. `parse_line(line, line_start, local)`
+// handles one line (including blank and comment lines) and throws LineError on bad input.
+// Returns one Local per chunk, in file order. The earliest error in the file is rethrown as
+// Error(ParseError, "FILE:LINE: what"). Progress covers [50%, 100%] when shown.
+template <class Local, class Fn>
+std::vector<Local> parse_chunks(const FileText& file, const char* begin, const char* end, Fn parse_line) {
+  auto chunks = split_chunks(begin, end, std::size_t(1) << 20);
+  const std::size_t nchunks = chunks.size();
+  std::vector<Local> locals(nchunks);
+  std::vector<const char*> err_where(nchunks, nullptr);
+  std::vector<std::string> err_what(nchunks);
+  const double total = static_cast<double>(std::max<std::size_t>(end - begin, 1));
+  std::size_t done_bytes = 0;
+
+#pragma omp parallel for schedule(dynamic, 1) if (nchunks > 1)
+  for (std::size_t c = 0; c < nchunks; ++c) {
+    const char* p = chunks[c].first;
+    const char* e = chunks[c].second;
+    try {
+      while (p < e) {
+        const char* next;
+        std::string_view line = line_at(p, e, &next);
+        parse_line(line, p, locals[c]);
+        p = next;
+      }
+    } catch (const LineError& err) {
+      err_where[c] = err.where;
+      err_what[c] = err.what;
+    } catch (const std::bad_alloc&) {
+      err_where[c] = p;
+      err_what[c] = "out of memory while parsing";
+    }
+    if (file.progress_enabled()) {
+      std::size_t now;
+#pragma omp atomic capture
+      now = done_bytes += static_cast<std::size_t>(e - chunks[c].first);
+      file.report(0.5 + 0.5 * static_cast<double>(now) / total);
+    }
+  }
+  for (std::size_t c = 0; c < nchunks; ++c)
+    if (err_where[c]) file.fail_at(err_where[c], err_what[c]);
+  return locals;
+}
+
+// Byte position of the start of the k-th (0-based) data line in [begin, end), or nullptr.
+const char* find_data_line(const char* begin, const char* end, Index k, std::string_view comment_chars);
+
+// Moves the per-chunk vectors `member` of `locals` into one vector, in chunk order (parallel
+// copy; each chunk's vector is freed once copied).
+template <class T, class Local>
+std::vector<T> concat(std::vector<Local>& locals, std::vector<T> Local::*member) {
+  std::vector<std::size_t> offset(locals.size() + 1, 0);
+  for (std::size_t c = 0; c < locals.size(); ++c) offset[c + 1] = offset[c] + (locals[c].*member).size();
+  std::vector<T> out(offset.back());
+#pragma omp parallel for schedule(dynamic, 1) if (offset.back() > std::size_t(kParallelMin))
+  for (std::size_t c = 0; c < locals.size(); ++c) {
+    std::vector<T>& v = locals[c].*member;
+    std::copy(v.begin(), v.end(), out.begin() + static_cast<std::ptrdiff_t>(offset[c]));
+    std::vector<T>().swap(v);
+  }
+  return out;
+}
+
+// How symmetric Matrix Market kinds are expanded.
+enum class Symmetry { General, Symmetric, SkewSymmetric, Hermitian };
+
+// One "i j [value [imag]]" line per entry, for Matrix Market coordinate, headerless and edge
+// list bodies.
+struct CoordinateSpec {
+  Index nrows = 0, ncols = 0;   // bounds (when `bounded`)
+  bool bounded = true;          // false: edge lists, where n = largest id + 1
+  int base = 1;                 // 1 in Matrix Market and headerless files, 0 in edge lists
+  int value_columns = 0;        // 0 pattern, 1 real/integer, 2 complex (real part kept)
+  Symmetry symmetry = Symmetry::General;
+  std::string_view comments = "%";
+  bool commas = false;          // commas separate columns too
+  const char* columns = "i j";  // how a line looks, for messages
+};
+
+struct Coordinates {
+  std::vector<Index> rows, cols;
+  std::vector<double> values;  // empty when value_columns == 0
+  Index stored = 0;            // data lines read
+  Index max_id = -1;           // largest 0-based id seen (row or column)
+};
+
+// Parses the data lines of [begin, end) in parallel. Checks indices (bounded) or that ids are
+// non-negative and below kMaxEdgeListId; symmetric kinds add the mirror of off-diagonal entries.
+Coordinates parse_coordinates(const FileText& f, const char* begin, const char* end, const CoordinateSpec& spec);
+
+// Largest size a size line may announce (keeps sums and products of sizes checkable).
+inline constexpr Index kMaxDim = Index(1) << 62;
+
+// Largest vertex id an edge list may use: the columns are stored as 32-bit integers.
+inline constexpr Index kMaxEdgeListId = 2147483646;
+
+// Per-format readers (the text is already loaded). Each sets every field of CooData.
+CooData read_matrix_market(const FileText& f);
+CooData read_headerless(const FileText& f);
+CooData read_rodinia(const FileText& f, Index* source);
+CooData read_edge_list(const FileText& f);
+FileFormat detect_format_of(const FileText& f);
+
+}  // namespace gbcuda::io_detail
