@@ -1,0 +1,56 @@
+#pragma once
+// Breadth-first search written once against the algebra; runs on either backend.
+#include <string>
+#include <vector>
+
+#include "gbcuda/context.hpp"
+#include "gbcuda/descriptor.hpp"
+#include "gbcuda/matrix.hpp"
+
+namespace gbcuda {
+
+struct BfsOptions {
+  Device device = Device::Auto;
+  Direction direction = Direction::Auto;  // Auto: switch push/pull per level (see bfs.cpp)
+  bool compute_parents = false;
+  bool collect_stats = true;  // per-level statistics (costs a device sync per level)
+  // Direction-switch constants (LAGraph's heuristic): go pull when frontier edges exceed
+  // unexplored edges / alpha; go back to push when the frontier falls below n / beta.
+  double alpha = 8.0;
+  double beta = 512.0;
+};
+
+struct BfsLevelStats {
+  int level = 0;                // the level being produced (1 = neighbours of the source)
+  Index frontier_size = 0;      // vertices in the frontier expanded at this step
+  Index edges_examined = 0;     // push: out-edges of the frontier; pull: upper bound, in-edges of unvisited
+  Direction direction = Direction::Push;
+  double seconds = 0.0;
+};
+
+struct BfsResult {
+  std::vector<std::int32_t> level;   // level[v], -1 when unreachable
+  std::vector<std::int64_t> parent;  // parent[v] (source: itself, unreachable: -1); empty unless asked
+  Index source = 0;
+  Index vertices_reached = 0;
+  int num_levels = 0;                // levels including the source's level 0
+  Index edges_traversed = 0;         // stored entries in the rows of reached vertices (for GTEPS)
+  Backend backend = Backend::Host;
+  double seconds = 0.0;              // whole search, excluding graph upload and transpose
+  std::vector<BfsLevelStats> levels;  // one per expansion step, when collect_stats
+};
+
+// BFS from `source` over the graph A (A(i,j) stored = edge i -> j). Throws Error(InvalidIndex)
+// when the source is out of range and Error(InvalidValue) for a non-square or empty matrix.
+template <class T>
+BfsResult bfs(const Matrix<T>& A, Index source, const BfsOptions& options = {});
+
+// Checks a BFS result without a reference (Graph500 rules): the source has level 0 (and parent
+// itself), every edge i->j with i reached has j reached and level[j] <= level[i] + 1, unreached
+// vertices have level -1, and when parents are present each reached non-source vertex v has
+// parent p with edge p->v and level[p] == level[v] - 1. Returns "" when valid, else the first
+// problem found.
+template <class T>
+std::string validate_bfs(const Matrix<T>& A, Index source, const BfsResult& result);
+
+}  // namespace gbcuda
