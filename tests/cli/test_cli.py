@@ -1,0 +1,421 @@
+#!/usr/bin/env python3
+"""Checks bfs_spmv's behaviour: exit codes, output files, JSON, and the BFS answers for the samples.
+
+Expected answers come from matrices/README.md ("BFS from 0" column and "BFS level sizes" list).
+Standard library only. Usage (as tests/CMakeLists.txt runs it):
+    test_cli.py --bin build/bin --matrices matrices --readme matrices/README.md
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+OPTIONS = ["--source", "--device", "--direction", "--format", "--transpose", "--symmetrize", "--levels",
+           "--parents", "--repeat", "--validate", "--json", "--verbose", "--help"]
+JSON_KEYS = ["file", "vertices", "entries", "source", "reached", "levels", "device", "backend", "direction",
+             "repeat", "seconds_median", "seconds_min", "gteps", "edges_traversed", "edges_counted_as",
+             "validated", "level_sizes"]
+RUN_TIMEOUT = 120  # seconds for one bfs_spmv run
+
+
+class Checker:
+    def __init__(self, exe):
+        self.exe = exe
+        self.passed = 0
+        self.failed = 0
+
+    def check(self, ok, name, detail=""):
+        if ok:
+            self.passed += 1
+        else:
+            self.failed += 1
+            print(f"FAIL: {name}" + (f"\n      {detail}" if detail else ""), flush=True)
+        return ok
+
+    def run(self, args):
+        """Runs bfs_spmv; returns (exit code, stdout, stderr). Exit code None on timeout."""
+        try:
+            p = subprocess.run([self.exe] + [str(a) for a in args], capture_output=True, text=True,
+                               timeout=RUN_TIMEOUT)
+            return p.returncode, p.stdout, p.stderr
+        except subprocess.TimeoutExpired as e:
+            return None, e.stdout or "", f"timed out after {RUN_TIMEOUT} s"
+
+    def expect_exit(self, name, args, code, stdout_json=False):
+        rc, out, err = self.run(args)
+        detail = f"args {args}: exit {rc}, expected {code}; stderr: {err.strip()[-600:]}"
+        ok = self.check(rc == code, f"{name}: exit code {code}", detail)
+        if ok and code != 0:
+            self.check("bfs_spmv: error:" in err, f"{name}: stderr says 'bfs_spmv: error:'", err.strip()[-600:])
+            self.check(out.strip() == "", f"{name}: nothing on stdout on failure", out[:300])
+        if ok and code == 0 and stdout_json:
+            try:
+                return json.loads(out)
+            except ValueError as e:
+                self.check(False, f"{name}: stdout is one JSON object", f"{e}: {out[:300]}")
+        return out if ok else None
+
+
+def parse_readme(path):
+    """Returns {file: {"levels": L, "reached": R, "sizes": [...] or None, "first": [...], "last": [...]}}."""
+    text = open(path, encoding="utf-8").read()
+    expected = {}
+    for line in text.splitlines():
+        if not line.startswith("| `"):
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        name = cells[0].strip("`")
+        for c in cells:
+            m = re.fullmatch(r"(\d+) \(ecc \d+\) / ([\d,]+)", c)
+            if m:
+                expected[name] = {"levels": int(m.group(1)), "reached": int(m.group(2).replace(",", "")),
+                                  "sizes": None, "first": None, "last": None}
+                break
+    for line in text.splitlines():
+        m = re.match(r"- `([^`]+)`: (.*)$", line.strip())
+        if not m or m.group(1) not in expected:
+            continue
+        e, rest = expected[m.group(1)], m.group(2)
+        full = re.fullmatch(r"\[([\d, ]*)\]", rest)
+        if full:
+            e["sizes"] = [int(x) for x in full.group(1).split(",") if x.strip()]
+            continue
+        part = re.fullmatch(r"(\d+) levels; first (\d+) \[([\d, ]*)\], last (\d+) \[([\d, ]*)\]", rest)
+        if part:
+            e["first"] = [int(x) for x in part.group(3).split(",")]
+            e["last"] = [int(x) for x in part.group(5).split(",")]
+    return expected
+
+
+def read_column(path):
+    with open(path, encoding="ascii") as f:
+        return [int(x) for x in f.read().split()]
+
+
+def sizes_from_levels(levels):
+    if not levels or max(levels) < 0:
+        return []
+    sizes = [0] * (max(levels) + 1)
+    for lv in levels:
+        if lv >= 0:
+            sizes[lv] += 1
+    return sizes
+
+
+def read_arcs(path):
+    """Arcs of a sample graph as a set of (i, j), 0-based, for the parent-edge check. None when the file
+    is in a format this small reader does not handle (then only the levels of parents are checked)."""
+    arcs = set()
+    with open(path, encoding="ascii", errors="replace") as f:
+        lines = f.read().splitlines()
+    if not lines:
+        return None
+    if lines[0].startswith("%%MatrixMarket"):
+        words = lines[0].lower().split()
+        if len(words) < 5 or words[2] != "coordinate":
+            return None
+        symmetric = words[4] != "general"
+        body = [ln for ln in lines[1:] if ln.strip() and not ln.startswith("%")][1:]
+        for ln in body:
+            i, j = (int(x) - 1 for x in ln.split()[:2])
+            arcs.add((i, j))
+            if symmetric:
+                arcs.add((j, i))
+        return arcs
+    if path.endswith(".rodinia.txt"):
+        toks = [int(x) for x in " ".join(lines).split()]
+        n = toks[0]
+        starts = toks[1:1 + 2 * n:2]
+        degrees = toks[2:2 + 2 * n:2]
+        m = toks[1 + 2 * n + 1]
+        dests = toks[1 + 2 * n + 2::2][:m]
+        for v in range(n):
+            for k in range(starts[v], starts[v] + degrees[v]):
+                arcs.add((v, dests[k]))
+        return arcs
+    first = lines[0].split()
+    if len(first) == 3 and all(x.isdigit() for x in first):  # headerless: "rows cols nnz" then 1-based
+        for ln in lines[1:]:
+            if ln.strip():
+                i, j = (int(x) - 1 for x in ln.split()[:2])
+                arcs.add((i, j))
+        return arcs
+    return None
+
+
+def check_parents(c, name, levels, parents, source, arcs):
+    if not c.check(len(parents) == len(levels), f"{name}: parents file has one line per vertex",
+                   f"{len(parents)} lines, {len(levels)} vertices"):
+        return
+    problems = []
+    if parents[source] != source:
+        problems.append(f"parent[source={source}] = {parents[source]}")
+    for v, (lv, p) in enumerate(zip(levels, parents)):
+        if len(problems) >= 5:
+            break
+        if v == source:
+            continue
+        if lv < 0:
+            if p != -1:
+                problems.append(f"unreached vertex {v} has parent {p}")
+        elif not 0 <= p < len(levels):
+            problems.append(f"vertex {v} (level {lv}) has parent {p}, out of range")
+        elif levels[p] != lv - 1:
+            problems.append(f"vertex {v} (level {lv}) has parent {p} at level {levels[p]}")
+        elif arcs is not None and (p, v) not in arcs:
+            problems.append(f"vertex {v} has parent {p} but there is no edge {p} -> {v}")
+    c.check(not problems, f"{name}: parents are valid", "; ".join(problems))
+
+
+def check_answer(c, name, result, levels, exp):
+    """result: the parsed JSON; levels: the --levels file's content; exp: the README's answer."""
+    sizes = sizes_from_levels(levels)
+    c.check(len(sizes) == exp["levels"], f"{name}: {exp['levels']} levels in the levels file", f"got {len(sizes)}")
+    reached = sum(1 for lv in levels if lv >= 0)
+    c.check(reached == exp["reached"], f"{name}: {exp['reached']} vertices reached (levels file)", f"got {reached}")
+    if exp.get("sizes") is not None:
+        c.check(sizes == exp["sizes"], f"{name}: level sizes", f"got {sizes}, expected {exp['sizes']}")
+    if exp.get("first") is not None:
+        c.check(sizes[:len(exp["first"])] == exp["first"] and sizes[-len(exp["last"]):] == exp["last"],
+                f"{name}: first/last level sizes", f"got {sizes[:10]} ... {sizes[-5:]}")
+    if result is not None:
+        c.check(result.get("levels") == exp["levels"] and result.get("reached") == exp["reached"],
+                f"{name}: JSON levels/reached", f"got {result.get('levels')}/{result.get('reached')}")
+        c.check(result.get("level_sizes") == sizes, f"{name}: JSON level_sizes match the levels file")
+        c.check(result.get("vertices") == len(levels), f"{name}: levels file has one line per vertex",
+                f"{len(levels)} lines, {result.get('vertices')} vertices")
+
+
+def built_with_cuda(c):
+    return "CUDA backend: yes" in c.run(["--version"])[1]
+
+
+def have_gpu():
+    if shutil.which("nvidia-smi") is None:
+        return False
+    try:
+        return subprocess.run(["nvidia-smi", "-L"], capture_output=True, timeout=60).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def write(path, text):
+    with open(path, "w", encoding="ascii") as f:
+        f.write(text)
+    return path
+
+
+def test_usage_and_input_errors(c, tmp, matrices, gpu):
+    karate = os.path.join(matrices, "karate.mtx")
+    c.expect_exit("unknown option", ["--no-such-option", karate], 2)
+    c.expect_exit("missing file", [os.path.join(tmp, "does-not-exist.mtx")], 2)
+    c.expect_exit("bad --format", [karate, "--format", "xml"], 2)
+    c.expect_exit("bad --device", [karate, "--device", "tpu"], 2)
+    c.expect_exit("bad --direction", [karate, "--direction", "sideways"], 2)
+    c.expect_exit("--repeat 0", [karate, "--repeat", "0"], 2)
+    c.expect_exit("--transpose with --symmetrize", [karate, "--transpose", "--symmetrize"], 2)
+    c.expect_exit("source out of range", [karate, "--source", "34"], 2)
+    rc, _, err = c.run([karate, "--source", "1000"])
+    c.check(rc == 2 and "33" in err, "source out of range: message gives the range", err.strip())
+    c.expect_exit("negative source", [karate, "--source", "-1"], 2)
+    c.expect_exit("negative source (=)", [karate, "--source=-5"], 2)
+    c.expect_exit("non-numeric source", [karate, "--source", "abc"], 2)
+
+    bad = {
+        "truncated mtx": "%%MatrixMarket matrix coordinate pattern general\n5 5 4\n1 2\n2 3\n3",
+        "index out of range": "%%MatrixMarket matrix coordinate pattern general\n5 5 3\n1 2\n2 6\n3 4\n",
+        "zero index": "%%MatrixMarket matrix coordinate pattern general\n5 5 2\n0 1\n2 3\n",
+        "entry count mismatch (too few)": "%%MatrixMarket matrix coordinate pattern general\n5 5 6\n1 2\n2 3\n",
+        "entry count mismatch (too many)": "%%MatrixMarket matrix coordinate pattern general\n5 5 1\n1 2\n2 3\n",
+        "unsupported header": "%%MatrixMarket matrix coordinate quaternion general\n3 3 1\n1 2 1 1 1 1\n",
+        "not a number": "%%MatrixMarket matrix coordinate pattern general\n5 5 1\none two\n",
+        "empty file": "",
+        "empty graph (0x0)": "%%MatrixMarket matrix coordinate pattern general\n0 0 0\n",
+        "non-square matrix": "%%MatrixMarket matrix coordinate pattern general\n3 4 2\n1 2\n2 4\n",
+    }
+    for i, (name, text) in enumerate(bad.items()):
+        path = write(os.path.join(tmp, f"bad{i}.mtx"), text)
+        out = os.path.join(tmp, f"bad{i}.levels")
+        c.expect_exit(name, [path, "--device", "host", "--levels", out], 2)
+        c.check(not os.path.exists(out), f"{name}: no levels file written on failure")
+    # An explicit format that does not fit the file.
+    c.expect_exit("--format rodinia on a Matrix Market file", [karate, "--format", "rodinia"], 2)
+
+    # Output files must not appear when the run fails after reading.
+    lv, pa = os.path.join(tmp, "fail.levels"), os.path.join(tmp, "fail.parents")
+    c.expect_exit("bad source with output files", [karate, "--source", "99", "--levels", lv, "--parents", pa], 2)
+    c.check(not os.path.exists(lv) and not os.path.exists(pa), "bad source: no output files written")
+
+    if gpu and built_with_cuda(c):
+        c.expect_exit("--device cuda with a GPU", [karate, "--device", "cuda"], 0)
+    else:
+        why = "in a build without CUDA" if gpu else "without a GPU"
+        rc, out, err = c.run([karate, "--device", "cuda"])
+        c.check(rc == 2, f"--device cuda {why}: exit 2", f"exit {rc}; stderr: {err.strip()}")
+        c.check("bfs_spmv: error:" in err and out.strip() == "", f"--device cuda {why}: error on stderr only",
+                err.strip())
+
+
+def test_help_and_defaults(c, tmp, matrices, gpu):
+    rc, out, err = c.run(["--version"])
+    c.check(rc == 0 and "gbcuda" in out and "CUDA backend:" in out, "--version exits 0 and says whether CUDA is built in",
+            f"exit {rc}: {out.strip()} {err.strip()}")
+    rc, out, err = c.run(["--help"])
+    c.check(rc == 0, "--help exits 0", f"exit {rc}; {err}")
+    missing = [o for o in OPTIONS if o not in out]
+    c.check(not missing, "--help mentions every option", f"missing {missing}")
+    words = ["auto", "cuda", "host", "push", "pull", "mtx", "headerless", "rodinia", "edgelist", "Exit codes"]
+    missing = [w for w in words if w not in out]
+    c.check(not missing, "--help names devices, directions, formats and exit codes", f"missing {missing}")
+
+    rc, out, err = c.run([])
+    c.check(rc == 0, "no arguments: runs on the bundled matrix, exit 0", f"exit {rc}; {err.strip()[-600:]}")
+    c.check("delaunay_n10" in out, "no arguments: summary names the bundled matrix", out[:400])
+    c.check("stored directed entries in the rows of reached vertices" in out,
+            "text summary says how edges are counted", out[:800])
+    c.check("GTEPS" in out, "text summary reports GTEPS", out[:800])
+    res = c.expect_exit("bundled matrix with --json", ["--json", "--device", "host"], 0, stdout_json=True)
+    if isinstance(res, dict):
+        c.check(res.get("levels") == 18 and res.get("reached") == 1024, "bundled matrix: 18 levels, 1024 reached",
+                f"got {res.get('levels')}/{res.get('reached')}")
+
+    karate = os.path.join(matrices, "karate.mtx")
+    res = c.expect_exit("--json keys", [karate, "--json", "--repeat", "3", "--validate"], 0, stdout_json=True)
+    if isinstance(res, dict):
+        missing = [k for k in JSON_KEYS if k not in res]
+        c.check(not missing, "--json has every key", f"missing {missing}")
+        c.check(res.get("repeat") == 3 and res.get("validated") is True and res.get("source") == 0,
+                "--json: repeat, validated, source", json.dumps(res)[:400])
+        c.check(res.get("vertices") == 34 and res.get("entries") == 156, "--json: karate 34 vertices, 156 entries",
+                f"{res.get('vertices')} / {res.get('entries')}")
+        c.check(res.get("edges_traversed") == 156, "--json: edges_traversed = 156 (all rows reached)",
+                str(res.get("edges_traversed")))
+        c.check(isinstance(res.get("seconds_median"), (int, float)) and res["seconds_median"] >= 0,
+                "--json: seconds_median is a number")
+        if not gpu or not built_with_cuda(c):
+            c.check(res.get("backend") == "host", "--device auto without a GPU (or CUDA build) runs on the host",
+                    str(res.get("backend")))
+    res = c.expect_exit("--json without --validate", [karate, "--json"], 0, stdout_json=True)
+    if isinstance(res, dict):
+        c.check("validated" in res and res["validated"] is None, "--json: validated is null without --validate")
+
+    rc, out, err = c.run([karate, "--device", "host", "--verbose"])
+    c.check(rc == 0 and re.search(r"^level\s+1\b", err, re.M) is not None, "--verbose prints per-level lines on stderr",
+            err[-600:])
+    c.check(re.search(r"^level\s+1\b", out, re.M) is None, "--verbose keeps per-level lines off stdout", out[:400])
+
+
+def test_samples(c, tmp, matrices, expected):
+    arcs_cache = {}
+    for name, exp in expected.items():
+        path = os.path.join(matrices, name)
+        if not c.check(os.path.isfile(path), f"{name}: sample present in {matrices}"):
+            continue
+        if exp["sizes"] is None and exp["first"] is None:
+            c.check(False, f"{name}: README lists its level sizes")
+        for device in ["host", "auto"]:
+            for direction in ["auto", "push", "pull"]:
+                tag = f"{name} --device {device} --direction {direction}"
+                lv = os.path.join(tmp, "out.levels")
+                pa = os.path.join(tmp, "out.parents")
+                for f in (lv, pa):
+                    if os.path.exists(f):
+                        os.remove(f)
+                res = c.expect_exit(tag, [path, "--device", device, "--direction", direction, "--levels", lv,
+                                          "--json"], 0, stdout_json=True)
+                if isinstance(res, dict) and c.check(os.path.isfile(lv), f"{tag}: levels file written"):
+                    check_answer(c, tag, res, read_column(lv), exp)
+                    c.check(res.get("direction") == direction, f"{tag}: JSON direction", str(res.get("direction")))
+                tag += " --parents --validate"
+                res = c.expect_exit(tag, [path, "--device", device, "--direction", direction, "--levels", lv,
+                                          "--parents", pa, "--validate", "--json"], 0, stdout_json=True)
+                if isinstance(res, dict) and c.check(os.path.isfile(pa), f"{tag}: parents file written"):
+                    levels = read_column(lv)
+                    check_answer(c, tag, res, levels, exp)
+                    c.check(res.get("validated") is True, f"{tag}: validated")
+                    if name not in arcs_cache:
+                        arcs_cache[name] = read_arcs(path)
+                    check_parents(c, tag, levels, read_column(pa), 0, arcs_cache[name])
+
+
+def test_transforms(c, tmp, matrices):
+    cases = [
+        ("west0067.mtx", ["--transpose"], {"levels": 5, "reached": 67}),
+        ("cavity02_headerless.txt", ["--symmetrize"], {"levels": 6, "reached": 317}),
+        ("cavity02_headerless.txt", ["--transpose"], {"levels": 6, "reached": 237}),
+        ("cavity02_headerless.txt", ["--source", "4"], {"levels": 5, "reached": 317}),
+        ("cryg2500.mtx", ["--transpose"], {"levels": 98, "reached": 2500}),
+    ]
+    for name, extra, exp in cases:
+        path = os.path.join(matrices, name)
+        if not os.path.isfile(path):
+            c.check(False, f"{name}: sample present in {matrices}")
+            continue
+        for direction in ["push", "pull", "auto"]:
+            tag = f"{name} {' '.join(extra)} --direction {direction}"
+            lv = os.path.join(tmp, "t.levels")
+            res = c.expect_exit(tag, [path, *extra, "--device", "host", "--direction", direction, "--levels", lv,
+                                      "--validate", "--json"], 0, stdout_json=True)
+            if isinstance(res, dict):
+                check_answer(c, tag, res, read_column(lv), exp)
+    # Explicit formats give the same answers as detection.
+    for name, fmt_name in [("karate.mtx", "mtx"), ("cavity02_headerless.txt", "headerless"),
+                           ("graph4096.rodinia.txt", "rodinia")]:
+        path = os.path.join(matrices, name)
+        if os.path.isfile(path):
+            res = c.expect_exit(f"{name} --format {fmt_name}", [path, "--format", fmt_name, "--json"], 0,
+                                stdout_json=True)
+            if isinstance(res, dict):
+                c.check(res.get("vertices") is not None, f"{name} --format {fmt_name}: ran")
+    # A Rodinia file names its source (here 1: path 0 -> 1 -> 2); --source overrides it.
+    rod = write(os.path.join(tmp, "t.rodinia.txt"), "3\n0 1\n1 1\n2 0\n\n1\n\n2\n1 1\n2 1\n")
+    res = c.expect_exit("Rodinia source", [rod, "--json"], 0, stdout_json=True)
+    if isinstance(res, dict):
+        c.check(res.get("source") == 1 and res.get("reached") == 2, "Rodinia file: its source is the default",
+                f"source {res.get('source')}, reached {res.get('reached')}")
+    res = c.expect_exit("Rodinia --source 0", [rod, "--source", "0", "--json"], 0, stdout_json=True)
+    if isinstance(res, dict):
+        c.check(res.get("source") == 0 and res.get("reached") == 3, "Rodinia file: --source overrides its source",
+                f"source {res.get('source')}, reached {res.get('reached')}")
+    # An edge list (0-based) written here: 0-1, 1-2, 2-3 directed, and an isolated vertex 4.
+    el = write(os.path.join(tmp, "small.edges"), "# tiny\n0 1\n1 2\n2 3\n4 4\n")
+    lv = os.path.join(tmp, "el.levels")
+    res = c.expect_exit("edge list", [el, "--format", "edgelist", "--levels", lv, "--json"], 0, stdout_json=True)
+    if isinstance(res, dict):
+        c.check(read_column(lv) == [0, 1, 2, 3, -1], "edge list: levels", str(read_column(lv)))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bin", required=True, help="folder holding bfs_spmv")
+    ap.add_argument("--matrices", required=True, help="the sample matrices folder")
+    ap.add_argument("--readme", required=True, help="matrices/README.md with the expected answers")
+    args = ap.parse_args()
+
+    exe = os.path.join(args.bin, "bfs_spmv")
+    if not os.access(exe, os.X_OK):
+        print(f"FAIL: {exe} not found or not executable\n0 passed, 1 failed")
+        return 1
+    expected = parse_readme(args.readme)
+    c = Checker(os.path.abspath(exe))
+    c.check(len(expected) >= 1, "README lists expected answers", args.readme)
+    gpu = have_gpu()
+    print(f"test_cli: {exe}; GPU {'present' if gpu else 'absent'}; {len(expected)} samples", flush=True)
+    start = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="gbcuda-cli-") as tmp:
+        for test in (test_usage_and_input_errors, test_help_and_defaults):
+            test(c, tmp, args.matrices, gpu)
+        test_samples(c, tmp, args.matrices, expected)
+        test_transforms(c, tmp, args.matrices)
+    print(f"test_cli: {time.monotonic() - start:.1f} s")
+    print(f"{c.passed} passed, {c.failed} failed")
+    return 1 if c.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,742 @@
+// Readers and writers: every sample in matrices/, every Matrix Market header variant, the
+// headerless / Rodinia / edge-list formats, bad inputs (status, file and line in the message),
+// the atomic Matrix Market writer, and a large file parsed in parallel chunks.
+#include <gtest/gtest.h>
+#include <omp.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gbcuda/io.hpp"
+#include "gbcuda/matrix.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using gbcuda::CooData;
+using gbcuda::Error;
+using gbcuda::FileFormat;
+using gbcuda::Index;
+using gbcuda::ReadOptions;
+using gbcuda::Status;
+
+// A fresh directory per test, removed afterwards.
+class IoTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string templ = (fs::temp_directory_path() / "gbcuda_test_io_XXXXXX").string();
+    ASSERT_NE(::mkdtemp(templ.data()), nullptr);
+    dir_ = templ;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::permissions(dir_, fs::perms::owner_all, fs::perm_options::add, ec);
+    fs::remove_all(dir_, ec);
+  }
+  std::string write(const std::string& name, const std::string& text) const {
+    const std::string path = (dir_ / name).string();
+    std::ofstream(path, std::ios::binary) << text;
+    return path;
+  }
+  static CooData read(const std::string& path, FileFormat format = FileFormat::Auto) {
+    ReadOptions o;
+    o.format = format;
+    o.progress = ReadOptions::Progress::Never;
+    return gbcuda::read_coo(path, o);
+  }
+  // Reading `path` fails with `status`, and the message contains every piece of `parts`.
+  static void expect_error(const std::string& path, FileFormat format, Status status,
+                           const std::vector<std::string>& parts) {
+    try {
+      read(path, format);
+      ADD_FAILURE() << "reading " << path << " did not throw";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.status(), status) << e.what();
+      for (const auto& p : parts) EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << "'" << p << "' not in: " << e.what();
+    }
+  }
+  // A ParseError naming "path:line:" and containing `what`.
+  static void expect_parse_error(const std::string& path, Index line, const std::string& what,
+                                 FileFormat format = FileFormat::Auto) {
+    expect_error(path, format, Status::ParseError, {path + ":" + std::to_string(line) + ":", what});
+  }
+  std::vector<std::string> dir_entries() const {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir_)) names.push_back(e.path().filename().string());
+    return names;
+  }
+  fs::path dir_;
+};
+
+// (row, col, value) triplets of a CooData, in file order.
+struct Triplet {
+  Index i, j;
+  double v;
+  bool operator==(const Triplet&) const = default;
+};
+std::ostream& operator<<(std::ostream& os, const Triplet& t) { return os << "(" << t.i << "," << t.j << "," << t.v << ")"; }
+
+std::vector<Triplet> triplets(const CooData& c) {
+  std::vector<Triplet> t;
+  for (std::size_t k = 0; k < c.rows.size(); ++k) t.push_back({c.rows[k], c.cols[k], c.values.empty() ? 1.0 : c.values[k]});
+  return t;
+}
+
+// ---- the samples in matrices/ --------------------------------------------------------------
+
+struct Sample {
+  const char* file;
+  FileFormat format;
+  Index n;
+  Index stored;  // entries as written
+  Index arcs;    // after symmetric expansion and merging (nvals of the matrix)
+  bool pattern;
+};
+
+const Sample kSamples[] = {
+    {"karate.mtx", FileFormat::MatrixMarket, 34, 78, 156, true},
+    {"dolphins.mtx", FileFormat::MatrixMarket, 62, 159, 318, true},
+    {"netscience.mtx", FileFormat::MatrixMarket, 1589, 2742, 5484, false},
+    {"bcsstk13.mtx", FileFormat::MatrixMarket, 2003, 42943, 83883, false},
+    {"jagmesh7.mtx", FileFormat::MatrixMarket, 1138, 4294, 7450, true},
+    {"cryg2500.mtx", FileFormat::MatrixMarket, 2500, 12349, 12349, false},
+    {"west0067.mtx", FileFormat::MatrixMarket, 67, 294, 294, false},
+    {"delaunay_n10.mtx", FileFormat::MatrixMarket, 1024, 3056, 6112, true},
+    {"cavity02_headerless.txt", FileFormat::Headerless, 317, 7327, 7327, false},
+    {"reg_d3_n100000.rodinia.txt", FileFormat::Rodinia, 100000, 300000, 300000, true},
+    {"graph4096.rodinia.txt", FileFormat::Rodinia, 4096, 24576, 24576, true},
+};
+
+std::string sample_path(const char* file) { return (fs::path(GBCUDA_MATRICES_DIR) / file).string(); }
+
+TEST(IoSamples, EveryFileIsListed) {
+  std::set<std::string> listed;
+  for (const auto& s : kSamples) listed.insert(s.file);
+  for (const auto& e : fs::directory_iterator(GBCUDA_MATRICES_DIR)) {
+    const std::string name = e.path().filename().string();
+    if (name == "README.md") continue;
+    EXPECT_TRUE(listed.count(name)) << name << " is in matrices/ but not in this test";
+  }
+  for (const auto& s : kSamples) EXPECT_TRUE(fs::exists(sample_path(s.file))) << s.file;
+}
+
+TEST(IoSamples, ReadWithDetection) {
+  for (const auto& s : kSamples) {
+    SCOPED_TRACE(s.file);
+    const std::string path = sample_path(s.file);
+    EXPECT_EQ(gbcuda::detect_format(path), s.format);
+    Index source = -1;
+    ReadOptions o;
+    o.rodinia_source = &source;
+    const CooData c = gbcuda::read_coo(path, o);
+    EXPECT_EQ(c.format, s.format);
+    EXPECT_EQ(c.nrows, s.n);
+    EXPECT_EQ(c.ncols, s.n);
+    EXPECT_EQ(c.stored_entries, s.stored);
+    EXPECT_EQ(Index(c.rows.size()), s.arcs);  // the samples hold no duplicates
+    EXPECT_EQ(c.cols.size(), c.rows.size());
+    EXPECT_EQ(c.values.empty(), s.pattern);
+    if (!s.pattern) {
+      EXPECT_EQ(c.values.size(), c.rows.size());
+    }
+    if (s.format == FileFormat::Rodinia) {
+      EXPECT_EQ(source, 0);
+    }
+    for (std::size_t k = 0; k < c.rows.size(); ++k) {
+      ASSERT_TRUE(c.rows[k] >= 0 && c.rows[k] < s.n && c.cols[k] >= 0 && c.cols[k] < s.n) << k;
+    }
+    const auto A = gbcuda::matrix_from_coo<bool>(c);
+    EXPECT_EQ(A.nrows(), s.n);
+    EXPECT_EQ(A.nvals(), s.arcs);
+    EXPECT_TRUE(A.is_iso());
+  }
+}
+
+TEST(IoSamples, ExplicitZerosAreEdges) {
+  // cavity02 stores 1,404 zeros; a bool matrix keeps every stored entry.
+  const CooData c = gbcuda::read_coo(sample_path("cavity02_headerless.txt"));
+  Index zeros = 0;
+  for (double v : c.values) zeros += v == 0.0;
+  EXPECT_EQ(zeros, 1404);
+  EXPECT_EQ(gbcuda::read_matrix<bool>(sample_path("cavity02_headerless.txt")).nvals(), 7327);
+  EXPECT_EQ(gbcuda::read_matrix<double>(sample_path("cavity02_headerless.txt")).nvals(), 7327);
+}
+
+TEST(IoSamples, KarateHeaderAndFirstEntries) {
+  const CooData c = gbcuda::read_coo(sample_path("karate.mtx"));
+  EXPECT_EQ(c.header, "coordinate pattern symmetric");
+  // The first stored entry is "2 1": arcs 1->0 and 0->1.
+  ASSERT_GE(c.rows.size(), 2u);
+  EXPECT_EQ(c.rows[0], 1);
+  EXPECT_EQ(c.cols[0], 0);
+  EXPECT_EQ(c.rows[1], 0);
+  EXPECT_EQ(c.cols[1], 1);
+  EXPECT_TRUE(gbcuda::read_matrix<bool>(sample_path("karate.mtx")).is_symmetric_structure());
+  EXPECT_FALSE(gbcuda::read_matrix<bool>(sample_path("west0067.mtx")).is_symmetric_structure());
+}
+
+// ---- Matrix Market header variants ---------------------------------------------------------
+
+TEST_F(IoTest, CoordinateGeneralFields) {
+  auto c = read(write("p.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 4 2\n1 4\n3 1\n"));
+  EXPECT_EQ(c.format, FileFormat::MatrixMarket);
+  EXPECT_EQ(c.header, "coordinate pattern general");
+  EXPECT_EQ(c.nrows, 3);
+  EXPECT_EQ(c.ncols, 4);
+  EXPECT_EQ(c.stored_entries, 2);
+  EXPECT_TRUE(c.values.empty());
+  EXPECT_EQ(triplets(c), (std::vector<Triplet>{{0, 3, 1}, {2, 0, 1}}));
+
+  c = read(write("r.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 2 -1.5e2\n2 2 0\n"));
+  EXPECT_EQ(triplets(c), (std::vector<Triplet>{{0, 1, -150}, {1, 1, 0}}));
+
+  c = read(write("i.mtx", "%%MatrixMarket matrix coordinate integer general\n2 2 2\n1 2 7\n2 1 -3\n"));
+  EXPECT_EQ(c.header, "coordinate integer general");
+  EXPECT_EQ(triplets(c), (std::vector<Triplet>{{0, 1, 7}, {1, 0, -3}}));
+
+  c = read(write("c.mtx", "%%MatrixMarket matrix coordinate complex general\n2 2 2\n1 2 3.5 4\n2 1 -1 -2\n"));
+  EXPECT_EQ(triplets(c), (std::vector<Triplet>{{0, 1, 3.5}, {1, 0, -1}}));  // real part kept
+}
+
+TEST_F(IoTest, CoordinateSymmetricKinds) {
+  // Off-diagonal entries are mirrored; the diagonal appears once.
+  auto c = read(write("s.mtx", "%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n2 1 5\n3 3 1.5\n"));
+  EXPECT_EQ(c.stored_entries, 2);
+  EXPECT_EQ(triplets(c), (std::vector<Triplet>{{1, 0, 5}, {0, 1, 5}, {2, 2, 1.5}}));
+
+  c = read(write("sp.mtx", "%%MatrixMarket matrix coordinate pattern symmetric\n3 3 2\n3 1\n2 2\n"));
+  EXPECT_TRUE(c.values.empty());
+  EXPECT_EQ(triplets(c), (std::vector<Triplet>{{2, 0, 1}, {0, 2, 1}, {1, 1, 1}}));
+
+  c = read(write("si.mtx", "%%MatrixMarket matrix coordinate integer symmetric\n2 2 1\n2 1 4\n"));
+  EXPECT_EQ(triplets(c), (std::vector<Triplet>{{1, 0, 4}, {0, 1, 4}}));
+
+  c = read(write("k.mtx", "%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 2\n2 1 5\n3 2 -1\n"));
+  EXPECT_EQ(c.header, "coordinate real skew-symmetric");
+  EXPECT_EQ(triplets(c), (std::vector<Triplet>{{1, 0, 5}, {0, 1, -5}, {2, 1, -1}, {1, 2, 1}}));
+
+  c = read(write("ki.mtx", "%%MatrixMarket matrix coordinate integer skew-symmetric\n2 2 1\n2 1 3\n"));
+  EXPECT_EQ(triplets(c), (std::vector<Triplet>{{1, 0, 3}, {0, 1, -3}}));
+
+  c = read(write("cs.mtx", "%%MatrixMarket matrix coordinate complex symmetric\n2 2 1\n2 1 3 4\n"));
+  EXPECT_EQ(triplets(c), (std::vector<Triplet>{{1, 0, 3}, {0, 1, 3}}));
+
+  c = read(write("ck.mtx", "%%MatrixMarket matrix coordinate complex skew-symmetric\n2 2 1\n2 1 3 4\n"));
+  EXPECT_EQ(triplets(c), (std::vector<Triplet>{{1, 0, 3}, {0, 1, -3}}));
+
+  // Hermitian: the mirror is the conjugate; its real part is the same.
+  c = read(write("h.mtx", "%%MatrixMarket matrix coordinate complex hermitian\n2 2 2\n2 1 3 4\n1 1 2 0\n"));
+  EXPECT_EQ(c.header, "coordinate complex hermitian");
+  EXPECT_EQ(triplets(c), (std::vector<Triplet>{{1, 0, 3}, {0, 1, 3}, {0, 0, 2}}));
+}
+
+TEST_F(IoTest, ArrayFormats) {
+  // Column-major; zeros are stored entries too.
+  auto c = read(write("a.mtx", "%%MatrixMarket matrix array real general\n2 3\n1\n2\n0\n4\n5\n6\n"));
+  EXPECT_EQ(c.header, "array real general");
+  EXPECT_EQ(c.stored_entries, 6);
+  EXPECT_EQ(triplets(c), (std::vector<Triplet>{{0, 0, 1}, {1, 0, 2}, {0, 1, 0}, {1, 1, 4}, {0, 2, 5}, {1, 2, 6}}));
+
+  // Symmetric: the lower triangle column by column.
+  c = read(write("as.mtx", "%%MatrixMarket matrix array real symmetric\n3 3\n1\n2\n3\n4\n5\n6\n"));
+  EXPECT_EQ(c.stored_entries, 6);
+  EXPECT_EQ(triplets(c), (std::vector<Triplet>{{0, 0, 1}, {1, 0, 2}, {0, 1, 2}, {2, 0, 3}, {0, 2, 3},
+                                               {1, 1, 4}, {2, 1, 5}, {1, 2, 5}, {2, 2, 6}}));
+  EXPECT_EQ(gbcuda::matrix_from_coo<bool>(c).nvals(), 9);
+
+  // Skew-symmetric: the strictly lower triangle.
+  c = read(write("ak.mtx", "%%MatrixMarket matrix array real skew-symmetric\n3 3\n1\n2\n3\n"));
+  EXPECT_EQ(triplets(c), (std::vector<Triplet>{{1, 0, 1}, {0, 1, -1}, {2, 0, 2}, {0, 2, -2}, {2, 1, 3}, {1, 2, -3}}));
+
+  c = read(write("ai.mtx", "%%MatrixMarket matrix array integer general\n1 2\n7\n-8\n"));
+  EXPECT_EQ(triplets(c), (std::vector<Triplet>{{0, 0, 7}, {0, 1, -8}}));
+
+  c = read(write("ac.mtx", "%%MatrixMarket matrix array complex general\n2 1\n1 9\n2 9\n"));
+  EXPECT_EQ(triplets(c), (std::vector<Triplet>{{0, 0, 1}, {1, 0, 2}}));
+}
+
+TEST_F(IoTest, CommentsBlankLinesCrlfAndCase) {
+  const std::string text =
+      "%%MATRIXMARKET Matrix COORDINATE Real SYMMETRIC  \r\n"
+      "% a comment\r\n"
+      "\r\n"
+      "%another comment with trailing blanks   \r\n"
+      "  3 3 2  \r\n"
+      "\r\n"
+      "2 1 1.0\t\r\n"
+      "% a comment between entries\r\n"
+      "3 3 2.0\r\n"
+      "\r\n";
+  const auto c = read(write("crlf.mtx", text));
+  EXPECT_EQ(c.format, FileFormat::MatrixMarket);
+  EXPECT_EQ(c.header, "coordinate real symmetric");
+  EXPECT_EQ(c.stored_entries, 2);
+  EXPECT_EQ(triplets(c), (std::vector<Triplet>{{1, 0, 1}, {0, 1, 1}, {2, 2, 2}}));
+  // No final newline.
+  const auto d = read(write("nonl.mtx", "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 2"));
+  EXPECT_EQ(triplets(d), (std::vector<Triplet>{{0, 1, 1}}));
+}
+
+TEST_F(IoTest, EmptyGraphIsAllowed) {
+  const auto c = read(write("e.mtx", "%%MatrixMarket matrix coordinate pattern general\n0 0 0\n"));
+  EXPECT_EQ(c.nrows, 0);
+  EXPECT_EQ(c.stored_entries, 0);
+  EXPECT_EQ(gbcuda::matrix_from_coo<bool>(c).nvals(), 0);
+  const auto r = read(write("e.rodinia.txt", "0\n0\n0\n"));
+  EXPECT_EQ(r.nrows, 0);
+  const auto l = read(write("empty_edges.txt", "# nothing\n"), FileFormat::EdgeList);
+  EXPECT_EQ(l.nrows, 0);
+}
+
+TEST_F(IoTest, ReadMatrixTypes) {
+  const std::string p = write("t.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 3\n1 2 2.5\n1 2 1\n2 1 0\n");
+  const auto D = gbcuda::read_matrix<double>(p);  // duplicates summed
+  EXPECT_EQ(D.nvals(), 2);
+  EXPECT_EQ(D.csr().values.to_vector(), (std::vector<double>{3.5, 0}));
+  const auto B = gbcuda::read_matrix<bool>(p);  // structure only, the zero is an edge
+  EXPECT_EQ(B.nvals(), 2);
+  EXPECT_TRUE(B.is_iso());
+  const auto I = gbcuda::read_matrix<std::int32_t>(write("t2.mtx", "%%MatrixMarket matrix coordinate integer general\n1 1 1\n1 1 -4\n"));
+  EXPECT_EQ(I.csr().values.to_vector(), (std::vector<std::int32_t>{-4}));
+  const auto P = gbcuda::read_matrix<float>(write("t3.mtx", "%%MatrixMarket matrix coordinate pattern general\n1 2 1\n1 2\n"));
+  EXPECT_TRUE(P.is_iso());
+  EXPECT_EQ(P.csr().iso_value, 1.0f);
+}
+
+// ---- the other formats ---------------------------------------------------------------------
+
+TEST_F(IoTest, Headerless) {
+  auto path = write("h.txt", "% comment\n3 3 3\n1 1 0.0\n3 2 1.5e+00\n2 3 -2\n");
+  EXPECT_EQ(gbcuda::detect_format(path), FileFormat::Headerless);
+  auto c = read(path);
+  EXPECT_EQ(c.format, FileFormat::Headerless);
+  EXPECT_EQ(c.nrows, 3);
+  EXPECT_EQ(c.stored_entries, 3);
+  EXPECT_EQ(triplets(c), (std::vector<Triplet>{{0, 0, 0}, {2, 1, 1.5}, {1, 2, -2}}));
+
+  c = read(write("hp.txt", "2 4 2\n1 4\n2 1\n"));
+  EXPECT_EQ(c.format, FileFormat::Headerless);
+  EXPECT_EQ(c.ncols, 4);
+  EXPECT_TRUE(c.values.empty());
+  EXPECT_EQ(triplets(c), (std::vector<Triplet>{{0, 3, 1}, {1, 0, 1}}));
+
+  // Forced, even when detection would say otherwise.
+  c = read(write("hf.txt", "2 2 1\n2 2\n"), FileFormat::Headerless);
+  EXPECT_EQ(triplets(c), (std::vector<Triplet>{{1, 1, 1}}));
+}
+
+const char* kRodinia =
+    "4\n"
+    "0 2\n"
+    "2 1\n"
+    "3 0\n"
+    "3 1\n"
+    "2\n"
+    "4\n"
+    "1 5\n"
+    "2 7\n"
+    "0 1\n"
+    "1 3\n";
+
+const char* kRodiniaBlank =
+    "4\n"
+    "\n"
+    "0 2\n"
+    "2 1\n"
+    "3 0\n"
+    "3 1\n"
+    "\n"
+    "2\n"
+    "\n"
+    "4\n"
+    "1 5\n"
+    "2 7\n"
+    "0 1\n"
+    "1 3\n"
+    "\n";
+
+TEST_F(IoTest, Rodinia) {
+  const std::vector<Triplet> expected{{0, 1, 1}, {0, 2, 1}, {1, 0, 1}, {3, 1, 1}};
+  for (const char* text : {kRodinia, kRodiniaBlank}) {
+    // Detected by the name, and by the shape.
+    for (const char* name : {"g.rodinia.txt", "g.txt"}) {
+      SCOPED_TRACE(name);
+      const std::string path = write(name, text);
+      EXPECT_EQ(gbcuda::detect_format(path), FileFormat::Rodinia);
+      Index source = -1;
+      ReadOptions o;
+      o.rodinia_source = &source;
+      const auto c = gbcuda::read_coo(path, o);
+      EXPECT_EQ(c.format, FileFormat::Rodinia);
+      EXPECT_EQ(c.nrows, 4);
+      EXPECT_EQ(c.ncols, 4);
+      EXPECT_EQ(c.stored_entries, 4);
+      EXPECT_TRUE(c.values.empty());  // costs ignored
+      EXPECT_EQ(triplets(c), expected);
+      EXPECT_EQ(source, 2);
+    }
+  }
+  // No source pointer: still fine.
+  EXPECT_EQ(read(write("n.rodinia.txt", kRodinia)).stored_entries, 4);
+}
+
+TEST_F(IoTest, EdgeLists) {
+  const std::vector<Triplet> expected{{0, 1, 1}, {1, 2, 1}, {5, 0, 1}};
+  const char* variants[] = {
+      "0 1\n1 2\n5 0\n",
+      "0\t1\n1\t2\n5\t0\n",
+      "0,1\n1,2\n5,0\n",
+      "# SNAP-style\n# Nodes: 6 Edges: 3\n0\t1\n\n1 2\n% other comment\n  5 ,  0  \r\n",
+  };
+  int k = 0;
+  for (const char* text : variants) {
+    SCOPED_TRACE(text);
+    const std::string path = write("e" + std::to_string(k++) + ".txt", text);
+    EXPECT_EQ(gbcuda::detect_format(path), FileFormat::EdgeList);
+    const auto c = read(path);
+    EXPECT_EQ(c.format, FileFormat::EdgeList);
+    EXPECT_EQ(c.nrows, 6);
+    EXPECT_EQ(c.ncols, 6);
+    EXPECT_EQ(c.stored_entries, 3);
+    EXPECT_TRUE(c.values.empty());
+    EXPECT_EQ(triplets(c), expected);
+  }
+  const auto w = read(write("w.csv", "0,1,2.5\n3,0,-1\n"));
+  EXPECT_EQ(w.format, FileFormat::EdgeList);
+  EXPECT_EQ(w.nrows, 4);
+  EXPECT_EQ(triplets(w), (std::vector<Triplet>{{0, 1, 2.5}, {3, 0, -1}}));
+  // A first line of three integers that is not a headerless size line (counts differ).
+  const auto t = read(write("t.txt", "0 1 5\n1 2 5\n"));
+  EXPECT_EQ(t.format, FileFormat::EdgeList);
+  EXPECT_EQ(triplets(t), (std::vector<Triplet>{{0, 1, 5}, {1, 2, 5}}));
+}
+
+TEST(IoFormats, Names) {
+  for (FileFormat f : {FileFormat::Auto, FileFormat::MatrixMarket, FileFormat::Headerless, FileFormat::Rodinia,
+                       FileFormat::EdgeList}) {
+    EXPECT_EQ(gbcuda::parse_format(gbcuda::to_string(f)), f);
+  }
+  EXPECT_STREQ(gbcuda::to_string(FileFormat::MatrixMarket), "mtx");
+  try {
+    gbcuda::parse_format("csv");
+    ADD_FAILURE() << "no throw";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), Status::InvalidValue);
+    EXPECT_NE(std::string(e.what()).find("csv"), std::string::npos);
+  }
+}
+
+// ---- bad inputs ----------------------------------------------------------------------------
+
+TEST_F(IoTest, MatrixMarketErrors) {
+  const std::string banner = "%%MatrixMarket matrix coordinate real general\n";
+  // Truncated: the last line is named, with the counts.
+  expect_parse_error(write("trunc.mtx", banner + "3 3 3\n1 1 1\n2 2 2\n"), 4, "expected 3 entries, found 2");
+  // One entry too many: its line is named.
+  expect_parse_error(write("extra.mtx", banner + "% c\n3 3 1\n1 1 1\n\n2 2 2\n"), 6, "too many entries");
+  // Index out of range: the index and the bound.
+  expect_parse_error(write("range.mtx", banner + "3 3 2\n1 1 1\n4 1 1\n"), 4, "row index 4 out of range (valid: 1..3)");
+  expect_parse_error(write("range0.mtx", banner + "3 3 1\n1 0 1\n"), 3, "column index 0 out of range (valid: 1..3)");
+  // Malformed numbers.
+  expect_parse_error(write("num.mtx", banner + "3 3 2\n1 1 1\n2 x 1\n"), 4, "'x' is not an integer");
+  expect_parse_error(write("val.mtx", banner + "3 3 1\n1 1 2.5abc\n"), 3, "'2.5abc' is not a number");
+  expect_parse_error(write("cols.mtx", banner + "3 3 1\n1 1\n"), 3, "expected 3 columns");
+  expect_parse_error(write("size.mtx", banner + "3 x 1\n"), 2, "bad size line");
+  expect_parse_error(write("neg.mtx", banner + "-3 3 1\n"), 2, "negative size -3");
+  expect_parse_error(write("nosize.mtx", banner + "% only a comment\n"), 2, "missing the size line");
+  // Banners.
+  expect_parse_error(write("herm.mtx", "%%MatrixMarket matrix coordinate pattern hermitian\n2 2 0\n"), 1,
+                     "unsupported combination");
+  expect_parse_error(write("rherm.mtx", "%%MatrixMarket matrix coordinate real hermitian\n2 2 0\n"), 1,
+                     "unsupported combination");
+  expect_parse_error(write("apat.mtx", "%%MatrixMarket matrix array pattern general\n2 2\n"), 1,
+                     "unsupported combination");
+  expect_parse_error(write("vec.mtx", "%%MatrixMarket vector coordinate real general\n2 2 0\n"), 1,
+                     "unsupported Matrix Market object 'vector'");
+  expect_parse_error(write("field.mtx", "%%MatrixMarket matrix coordinate quaternion general\n2 2 0\n"), 1,
+                     "unknown Matrix Market field");
+  expect_parse_error(write("sym.mtx", "%%MatrixMarket matrix coordinate real lower\n2 2 0\n"), 1,
+                     "unknown Matrix Market symmetry");
+  expect_parse_error(write("short.mtx", "%%MatrixMarket matrix coordinate\n2 2 0\n"), 1, "incomplete");
+  expect_parse_error(write("nobanner.mtx", "2 2 0\n"), 1, "missing %%MatrixMarket banner", FileFormat::MatrixMarket);
+  expect_parse_error(write("square.mtx", "%%MatrixMarket matrix coordinate real symmetric\n2 3 0\n"), 2,
+                     "must be square");
+  // Arrays.
+  expect_parse_error(write("atrunc.mtx", "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n"), 5,
+                     "expected 4 values, found 3");
+  expect_parse_error(write("aextra.mtx", "%%MatrixMarket matrix array real general\n1 1\n1\n2\n"), 4,
+                     "too many values");
+}
+
+TEST_F(IoTest, MissingAndEmptyFiles) {
+  const std::string missing = (dir_ / "does_not_exist.mtx").string();
+  expect_error(missing, FileFormat::Auto, Status::IoError, {"cannot open " + missing, "No such file"});
+  try {
+    gbcuda::detect_format(missing);
+    ADD_FAILURE() << "no throw";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), Status::IoError);
+  }
+  expect_error(dir_.string(), FileFormat::Auto, Status::IoError, {dir_.string()});
+
+  const std::string empty = write("empty.mtx", "");
+  expect_error(empty, FileFormat::Auto, Status::ParseError,
+               {"cannot detect the format of " + empty, "line 1", "use --format"});
+  expect_parse_error(empty, 1, "empty file", FileFormat::MatrixMarket);
+  expect_parse_error(empty, 1, "empty file", FileFormat::Headerless);
+  expect_error(empty, FileFormat::Rodinia, Status::ParseError, {empty + ":1:", "unexpected end of file"});
+
+  const std::string garbage = write("garbage.txt", "# header\nhello world\n");
+  expect_error(garbage, FileFormat::Auto, Status::ParseError,
+               {"cannot detect the format of " + garbage, "line 2", "use --format"});
+}
+
+TEST_F(IoTest, HeaderlessErrors) {
+  expect_parse_error(write("t.txt", "3 3 3\n1 1 1\n2 2 2\n"), 3, "expected 3 entries, found 2", FileFormat::Headerless);
+  expect_parse_error(write("x.txt", "3 3 1\n1 1 1\n2 2 2\n"), 3, "too many entries", FileFormat::Headerless);
+  expect_parse_error(write("r.txt", "3 3 2\n1 1 1\n1 9 1\n"), 3, "column index 9 out of range (valid: 1..3)",
+                     FileFormat::Headerless);
+  // Values on some lines only.
+  expect_parse_error(write("m.txt", "3 3 2\n1 1 1\n2 2\n"), 3, "expected 3 columns", FileFormat::Headerless);
+  expect_parse_error(write("n.txt", "3 -3 0\n"), 1, "negative size -3", FileFormat::Headerless);
+}
+
+TEST_F(IoTest, RodiniaErrors) {
+  // Degrees that do not add up to m (vertex 3 claims two edges).
+  expect_parse_error(write("a.rodinia.txt", "4\n0 2\n2 1\n3 0\n3 2\n2\n4\n1 5\n2 7\n0 1\n1 3\n"), 5,
+                     "vertex 3: edges 3..4 lie outside the 4 edges");
+  expect_parse_error(write("b.rodinia.txt", "4\n0 2\n2 1\n3 0\n3 0\n2\n4\n1 5\n2 7\n0 1\n1 3\n"), 7,
+                     "add up to 3, but the edge count is 4");
+  // Destination out of range.
+  expect_parse_error(write("c.rodinia.txt", "4\n0 2\n2 1\n3 0\n3 1\n2\n4\n1 5\n9 7\n0 1\n1 3\n"), 9,
+                     "destination vertex 9 out of range (valid: 0..3)");
+  // Truncated edge section, and one edge too many.
+  expect_parse_error(write("d.rodinia.txt", "4\n0 2\n2 1\n3 0\n3 1\n2\n4\n1 5\n2 7\n0 1\n"), 10,
+                     "expected 4 edge lines 'dest cost', found 3");
+  expect_parse_error(write("e.rodinia.txt", std::string(kRodinia) + "3 3\n"), 12, "too many lines");
+  // Truncated vertex section.
+  expect_parse_error(write("f.rodinia.txt", "4\n0 2\n2 1\n"), 3, "expected 4 vertex lines");
+  // Bad numbers and a bad source.
+  expect_parse_error(write("g.rodinia.txt", "4\n0 2\n2 z\n3 0\n3 1\n2\n4\n1 5\n2 7\n0 1\n1 3\n"), 3,
+                     "'z' is not an integer");
+  expect_parse_error(write("h.rodinia.txt", "4\n0 2\n2 1\n3 0\n3 1\n7\n4\n1 5\n2 7\n0 1\n1 3\n"), 6,
+                     "source vertex 7 out of range");
+  expect_parse_error(write("i.rodinia.txt", "-4\n"), 1, "negative vertex count");
+}
+
+TEST_F(IoTest, EdgeListErrors) {
+  expect_parse_error(write("a.txt", "0 1\n-1 2\n"), 2, "negative vertex id -1", FileFormat::EdgeList);
+  expect_parse_error(write("b.txt", "0 1 2.0\n1 2\n"), 2, "expected 3 columns", FileFormat::EdgeList);
+  expect_parse_error(write("c.txt", "0 1\n1 2 3\n"), 2, "expected 2 columns", FileFormat::EdgeList);
+  expect_parse_error(write("d.txt", "# c\n0 1\n1 two\n"), 3, "'two' is not an integer", FileFormat::EdgeList);
+  expect_parse_error(write("e.txt", "0 1 x\n"), 1, "'x' is not a number", FileFormat::EdgeList);
+  expect_parse_error(write("f.txt", "0 1 2 3\n"), 1, "expected 2 or 3 columns", FileFormat::EdgeList);
+  expect_parse_error(write("g.txt", "0 99999999999\n"), 1, "too large", FileFormat::EdgeList);
+}
+
+// ---- writer --------------------------------------------------------------------------------
+
+template <class T>
+void expect_same_csr(const gbcuda::Matrix<T>& a, const gbcuda::Matrix<T>& b) {
+  const auto& x = a.csr();
+  const auto& y = b.csr();
+  EXPECT_EQ(x.nrows, y.nrows);
+  EXPECT_EQ(x.ncols, y.ncols);
+  EXPECT_EQ(x.row_ptr.to_vector(), y.row_ptr.to_vector());
+  EXPECT_EQ(x.col_idx.to_vector(), y.col_idx.to_vector());
+  EXPECT_EQ(x.is_iso(), y.is_iso());
+  if (!x.is_iso() && !y.is_iso()) {
+    EXPECT_EQ(x.values.to_vector(), y.values.to_vector());
+  }
+}
+
+std::string first_line(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+TEST_F(IoTest, WriteRoundTrip) {
+  // Values that need all 17 digits, negative and zero values, an empty row.
+  std::vector<Index> r{0, 0, 2, 3, 3}, c{1, 4, 0, 3, 2};
+  std::vector<double> v{0.1, -1e-300, 1.0 / 3.0, 0.0, 12345678.875};
+  const auto A = gbcuda::Matrix<double>::from_coo(4, 5, r, c, v);
+  const std::string p = (dir_ / "a.mtx").string();
+  gbcuda::write_matrix_market(p, A);
+  EXPECT_EQ(first_line(p), "%%MatrixMarket matrix coordinate real general");
+  const auto B = gbcuda::read_matrix<double>(p);
+  expect_same_csr(A, B);
+  const auto coo = read(p);
+  EXPECT_EQ(coo.nrows, 4);
+  EXPECT_EQ(coo.ncols, 5);
+  EXPECT_EQ(coo.stored_entries, 5);
+
+  const auto P = gbcuda::Matrix<bool>::from_coo(4, 5, r, c);
+  gbcuda::write_matrix_market(p, P);  // replaces the file
+  EXPECT_EQ(first_line(p), "%%MatrixMarket matrix coordinate pattern general");
+  expect_same_csr(P, gbcuda::read_matrix<bool>(p));
+
+  std::vector<std::int32_t> iv{1, -2, 3, 0, 5};
+  const auto I = gbcuda::Matrix<std::int32_t>::from_coo(4, 5, r, c, iv);
+  gbcuda::write_matrix_market(p, I);
+  EXPECT_EQ(first_line(p), "%%MatrixMarket matrix coordinate integer general");
+  expect_same_csr(I, gbcuda::read_matrix<std::int32_t>(p));
+
+  std::vector<float> fv{0.1f, -2.5f, 3e-20f, 0.0f, 7.0f};
+  const auto F = gbcuda::Matrix<float>::from_coo(4, 5, r, c, fv);
+  gbcuda::write_matrix_market(p, F);
+  EXPECT_EQ(first_line(p), "%%MatrixMarket matrix coordinate real general");
+  expect_same_csr(F, gbcuda::read_matrix<float>(p));
+
+  // A sample: symmetric expansion written out as general, read back identical.
+  const auto S = gbcuda::read_matrix<double>(sample_path("bcsstk13.mtx"));
+  gbcuda::write_matrix_market(p, S);
+  const auto S2 = gbcuda::read_matrix<double>(p);
+  EXPECT_EQ(S2.nvals(), 83883);
+  expect_same_csr(S, S2);
+  EXPECT_EQ(dir_entries(), std::vector<std::string>{"a.mtx"});  // no temporaries left
+}
+
+TEST_F(IoTest, FailedWriteLeavesNoFile) {
+  std::vector<Index> r{0}, c{1};
+  const auto A = gbcuda::Matrix<bool>::from_coo(2, 2, r, c);
+  // A path in a missing directory.
+  const std::string missing = (dir_ / "no_such_dir" / "a.mtx").string();
+  try {
+    gbcuda::write_matrix_market(missing, A);
+    ADD_FAILURE() << "no throw";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), Status::IoError);
+    EXPECT_NE(std::string(e.what()).find(missing), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(dir_entries().empty());
+
+  // A directory that cannot be written: chmod works for normal users; root bypasses it, so
+  // then use a directory no one can create files in.
+  std::string target;
+  if (::geteuid() != 0) {
+    const fs::path ro = dir_ / "readonly";
+    fs::create_directory(ro);
+    fs::permissions(ro, fs::perms::owner_read | fs::perms::owner_exec);
+    target = (ro / "a.mtx").string();
+  } else {
+    target = "/proc/gbcuda_test_io.mtx";
+  }
+  EXPECT_THROW(
+      {
+        try {
+          gbcuda::write_matrix_market(target, A);
+        } catch (const Error& e) {
+          EXPECT_EQ(e.status(), Status::IoError);
+          EXPECT_NE(std::string(e.what()).find(target), std::string::npos) << e.what();
+          throw;
+        }
+      },
+      Error);
+  EXPECT_FALSE(fs::exists(target));
+  if (::geteuid() != 0) {
+    EXPECT_TRUE(fs::is_empty(dir_ / "readonly"));
+  }
+
+  // A fill that throws halfway: neither the file nor the temporary remains, and an existing
+  // file is left untouched.
+  const std::string p = write("keep.txt", "old");
+  EXPECT_THROW(gbcuda::write_file_atomically(p,
+                                             [](std::ostream& os) {
+                                               os << "partial";
+                                               throw std::runtime_error("boom");
+                                             }),
+               std::runtime_error);
+  std::ifstream in(p);
+  std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(content, "old");
+  EXPECT_EQ(dir_entries(), std::vector<std::string>{"keep.txt"});
+}
+
+// ---- large files, parsed in parallel chunks ------------------------------------------------
+
+TEST_F(IoTest, LargeFileParallel) {
+  const Index n = 100000, nnz = 500000;
+  std::string text = "%%MatrixMarket matrix coordinate real general\n% generated\n";
+  text += std::to_string(n) + " " + std::to_string(n) + " " + std::to_string(nnz) + "\n";
+  std::vector<Triplet> expected;
+  expected.reserve(nnz);
+  for (Index k = 0; k < nnz; ++k) {
+    const Index i = (k * 7919) % n, j = (k * 104729 + 13) % n;
+    const double v = static_cast<double>(k % 1000) - 500.25;
+    expected.push_back({i, j, v});
+    text += std::to_string(i + 1) + " " + std::to_string(j + 1) + " " + std::to_string(v) + "\n";
+    if (k % 100000 == 50000) text += "% a comment in the middle\n\n";
+  }
+  const std::string path = write("large.mtx", text);
+  ASSERT_GT(text.size(), std::size_t(8) << 20);  // several 1 MiB chunks
+
+  const int saved = omp_get_max_threads();
+  for (int threads : {1, 4}) {
+    SCOPED_TRACE(threads);
+    omp_set_num_threads(threads);
+    const auto c = read(path);
+    EXPECT_EQ(c.stored_entries, nnz);
+    ASSERT_EQ(Index(c.rows.size()), nnz);
+    EXPECT_TRUE(triplets(c) == expected);
+  }
+
+  // An error deep in the file names its exact line (a later chunk).
+  const Index bad_entry = 420000;
+  std::string broken = text;
+  std::size_t pos = 0;
+  // Line of entry k: 3 header lines + k + 1, plus 2 per inserted comment block before it.
+  Index line = 3 + bad_entry + 1;
+  for (Index k = 0; k < bad_entry; ++k)
+    if (k % 100000 == 50000) line += 2;
+  for (Index l = 1; l < line; ++l) pos = broken.find('\n', pos) + 1;
+  broken.insert(pos, "1 1 oops\n");  // becomes the bad line
+  const std::string bpath = write("broken.mtx", broken);
+  omp_set_num_threads(4);
+  expect_parse_error(bpath, line, "'oops' is not a number");
+  omp_set_num_threads(saved);
+
+  // Progress, when forced, is one updating line ending at 100%.
+  ReadOptions o;
+  o.progress = ReadOptions::Progress::Always;
+  ::testing::internal::CaptureStderr();
+  const auto c = gbcuda::read_coo(path, o);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(c.stored_entries, nnz);
+  EXPECT_NE(err.find("reading " + path + ": "), std::string::npos) << err;
+  EXPECT_NE(err.find("100%"), std::string::npos) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+}
+
+TEST_F(IoTest, LargeEdgeListParallel) {
+  const Index m = 500000;
+  std::string text = "# generated edge list\n";
+  std::vector<Triplet> expected;
+  Index maxid = 0;
+  for (Index k = 0; k < m; ++k) {
+    const Index s = (k * 31) % 250007, d = (k * 17 + 5) % 300007;
+    maxid = std::max({maxid, s, d});
+    expected.push_back({s, d, 1});
+    text += std::to_string(s) + (k % 2 ? "\t" : ",") + std::to_string(d) + "\n";
+  }
+  const std::string path = write("large_edges.txt", text);
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(4);
+  const auto c = read(path);
+  omp_set_num_threads(saved);
+  EXPECT_EQ(c.format, FileFormat::EdgeList);
+  EXPECT_EQ(c.nrows, maxid + 1);
+  EXPECT_EQ(c.stored_entries, m);
+  EXPECT_TRUE(triplets(c) == expected);
+}
+
+}  // namespace

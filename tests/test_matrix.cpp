@@ -1,0 +1,156 @@
+// Matrix and Vector basics: building, duplicates, transpose, cached properties, forms, backends.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "gbcuda/context.hpp"
+#include "gbcuda/matrix.hpp"
+#include "gbcuda/vector.hpp"
+#include "support/graphs.hpp"
+
+namespace {
+
+using gbcuda::Backend;
+using gbcuda::Index;
+
+template <class T>
+std::vector<T> host(const gbcuda::detail::Array<T>& a) {
+  return a.to_vector();
+}
+
+TEST(Matrix, FromCooSortsAndMergesDuplicates) {
+  std::vector<Index> r{2, 0, 0, 2, 0}, c{1, 2, 0, 1, 2};
+  std::vector<double> v{1, 2, 3, 4, 5};
+  const auto A = gbcuda::Matrix<double>::from_coo(3, 3, r, c, v);
+  EXPECT_EQ(A.nvals(), 3);
+  const auto& a = A.csr();
+  EXPECT_EQ(host(a.row_ptr), (std::vector<gbcuda::Offset>{0, 2, 2, 3}));
+  EXPECT_EQ(host(a.col_idx), (std::vector<gbcuda::Vid>{0, 2, 1}));
+  EXPECT_EQ(host(a.values), (std::vector<double>{3, 7, 5}));  // duplicates summed
+  const auto L = gbcuda::Matrix<double>::from_coo(3, 3, r, c, v, gbcuda::DuplicatePolicy::Last);
+  EXPECT_EQ(host(L.csr().values), (std::vector<double>{3, 5, 4}));
+  EXPECT_THROW(gbcuda::Matrix<double>::from_coo(3, 3, r, c, v, gbcuda::DuplicatePolicy::Error), gbcuda::Error);
+}
+
+TEST(Matrix, PatternIsIso) {
+  std::vector<Index> r{0, 1}, c{1, 0};
+  const auto A = gbcuda::Matrix<bool>::from_coo(2, 2, r, c);
+  EXPECT_TRUE(A.is_iso());
+  EXPECT_TRUE(A.csr().values.empty());
+  EXPECT_TRUE(A.is_symmetric_structure());
+}
+
+TEST(Matrix, RejectsBadInput) {
+  std::vector<Index> r{0, 3}, c{1, 0};
+  try {
+    gbcuda::Matrix<bool>::from_coo(3, 3, r, c);
+    FAIL();
+  } catch (const gbcuda::Error& e) {
+    EXPECT_EQ(e.status(), gbcuda::Status::InvalidIndex);
+  }
+  EXPECT_THROW(gbcuda::Matrix<bool>::from_coo(-1, 3, {}, {}), gbcuda::Error);
+  EXPECT_THROW(gbcuda::Matrix<bool>::from_csr(2, 2, {0, 1}, {0}), gbcuda::Error);          // short row_ptr
+  EXPECT_THROW(gbcuda::Matrix<bool>::from_csr(2, 2, {0, 2, 1}, {0, 1}), gbcuda::Error);    // decreasing
+  EXPECT_THROW(gbcuda::Matrix<bool>::from_csr(2, 2, {0, 1, 2}, {0, 5}), gbcuda::Error);    // column range
+}
+
+TEST(Matrix, FromCsrSortsRows) {
+  const auto A = gbcuda::Matrix<int>::from_csr(2, 4, {0, 3, 4}, {3, 1, 3, 0}, {1, 2, 3, 4});
+  EXPECT_EQ(A.nvals(), 3);
+  EXPECT_EQ(host(A.csr().col_idx), (std::vector<gbcuda::Vid>{1, 3, 0}));
+  EXPECT_EQ(host(A.csr().values), (std::vector<int>{2, 4, 4}));
+}
+
+TEST(Matrix, TransposeDegreesSymmetry) {
+  const auto A = gbtest::random_graph({3000, 5.0, true, true, true, 0.1, 3});
+  const auto& T = A.transpose();
+  EXPECT_EQ(T.nvals(), A.nvals());
+  // Every entry (i, j) of A is (j, i) of T, and T's rows are sorted.
+  const auto& a = A.csr();
+  const auto& t = T.csr();
+  for (Index j = 0; j < T.nrows(); ++j)
+    for (auto p = t.row_ptr[j]; p + 1 < t.row_ptr[j + 1]; ++p) ASSERT_LT(t.col_idx[p], t.col_idx[p + 1]);
+  for (Index i = 0; i < A.nrows(); ++i)
+    for (auto p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
+      const Index j = a.col_idx[p];
+      const auto* b = t.col_idx.data() + t.row_ptr[j];
+      const auto* e = t.col_idx.data() + t.row_ptr[j + 1];
+      ASSERT_TRUE(std::binary_search(b, e, static_cast<gbcuda::Vid>(i)));
+    }
+  const auto& out = A.out_degrees();
+  const auto& in = A.in_degrees();
+  Index so = 0, si = 0;
+  for (auto d : out) so += d;
+  for (auto d : in) si += d;
+  EXPECT_EQ(so, A.nvals());
+  EXPECT_EQ(si, A.nvals());
+  EXPECT_FALSE(A.is_symmetric_structure());
+  const auto S = A.symmetrized();
+  EXPECT_TRUE(S.is_symmetric_structure());
+  EXPECT_GE(S.nvals(), A.nvals());
+  EXPECT_TRUE(gbtest::random_graph({500, 4.0, false, false, false, 0.0, 2}).is_symmetric_structure());
+}
+
+class VectorBackends : public testing::TestWithParam<Backend> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == Backend::Cuda && !gbcuda::cuda_available())
+      GTEST_SKIP() << "no CUDA device: vectors in GPU memory need one";
+  }
+};
+
+TEST_P(VectorBackends, FormsRoundTrip) {
+  std::mt19937 rng(5);
+  for (Index n : {1, 17, 1000, 100000}) {
+    for (double density : {0.0, 0.01, 0.3, 1.0}) {
+      std::vector<Index> idx;
+      std::vector<double> val;
+      for (Index i = 0; i < n; ++i)
+        if (std::uniform_real_distribution<double>(0, 1)(rng) < density || density == 1.0) {
+          idx.push_back(i);
+          val.push_back(double(i) * 0.5 - 3);
+        }
+      auto v = gbcuda::Vector<double>::from_tuples(n, idx, val, GetParam());
+      EXPECT_EQ(v.nvals(), Index(idx.size()));
+      for (auto f : {gbcuda::VectorForm::Bitmap, gbcuda::VectorForm::Sparse, gbcuda::VectorForm::Bitmap}) {
+        v.to_form(f);
+        EXPECT_EQ(v.form(), f);
+        std::vector<Index> i2;
+        std::vector<double> v2;
+        v.extract_tuples(i2, v2);
+        ASSERT_EQ(i2, idx);
+        ASSERT_EQ(v2, val);
+      }
+      if (Index(idx.size()) == n) {
+        v.to_form(gbcuda::VectorForm::Dense);
+        EXPECT_EQ(v.to_dense_vector(-1)[n - 1], double(n - 1) * 0.5 - 3);
+      } else {
+        EXPECT_THROW(v.to_form(gbcuda::VectorForm::Dense), gbcuda::Error);
+      }
+    }
+  }
+}
+
+TEST_P(VectorBackends, Elements) {
+  gbcuda::Vector<std::int32_t> v(10, GetParam());
+  EXPECT_EQ(v.nvals(), 0);
+  v.set_element(3, 7);
+  v.set_element(3, 8);
+  v.set_element(9, -1);
+  EXPECT_EQ(v.nvals(), 2);
+  EXPECT_EQ(v.element(3), 8);
+  EXPECT_FALSE(v.element(4).has_value());
+  v.remove_element(3);
+  EXPECT_EQ(v.nvals(), 1);
+  EXPECT_THROW(v.set_element(10, 1), gbcuda::Error);
+  auto h = v.to(Backend::Host);
+  EXPECT_EQ(h.to_dense_vector(0), (std::vector<std::int32_t>{0, 0, 0, 0, 0, 0, 0, 0, 0, -1}));
+  const auto full = gbcuda::Vector<float>::full(5, 2.5f, GetParam());
+  EXPECT_EQ(full.form(), gbcuda::VectorForm::Dense);
+  EXPECT_EQ(full.nvals(), 5);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, VectorBackends, testing::Values(Backend::Host, Backend::Cuda),
+                         [](const auto& info) { return std::string(gbcuda::to_string(info.param)); });
+
+}  // namespace

@@ -1,0 +1,596 @@
+// Every operation of operations.hpp against SuiteSparse:GraphBLAS, on each backend: products
+// (mxv/vxm) over several semirings with all mask / replace / accumulator / transpose / direction
+// variants, scalar assign, apply, eWiseAdd / eWiseMult, reduce, and user-defined operators.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/ops_ref.hpp"
+
+namespace {
+
+using namespace ops_ref;
+using gbcuda::Descriptor;
+using gbcuda::Direction;
+using gbcuda::Vector;
+
+const auto* const kGraphBlasEnv = ::testing::AddGlobalTestEnvironment(new GraphBlasEnvironment);
+
+// ---- user-defined operators, the same functions on both sides -------------------------------
+double user_max(double a, double b) { return a < b ? b : a; }
+double user_mul(double x, double y) { return x + 2.0 * y; }   // not commutative: catches swapped operands
+double user_sub2(double x, double y) { return x - 2.0 * y; }  // for ewise
+double user_unary(double x) { return 3.0 * x - 1.0; }
+std::int64_t user_unary_i(std::int64_t x) { return 3 * x - 1; }
+
+void grb_user_max(void* z, const void* x, const void* y) { *static_cast<double*>(z) = user_max(*static_cast<const double*>(x), *static_cast<const double*>(y)); }
+void grb_user_mul(void* z, const void* x, const void* y) { *static_cast<double*>(z) = user_mul(*static_cast<const double*>(x), *static_cast<const double*>(y)); }
+void grb_user_sub2(void* z, const void* x, const void* y) { *static_cast<double*>(z) = user_sub2(*static_cast<const double*>(x), *static_cast<const double*>(y)); }
+void grb_user_unary(void* z, const void* x) { *static_cast<double*>(z) = user_unary(*static_cast<const double*>(x)); }
+void grb_user_unary_i(void* z, const void* x) { *static_cast<std::int64_t*>(z) = user_unary_i(*static_cast<const std::int64_t*>(x)); }
+
+// GraphBLAS objects for the user operators (created once, after GrB_init).
+struct GrbUserOps {
+  GrB_BinaryOp max = nullptr, mul = nullptr, sub2 = nullptr;
+  GrB_UnaryOp unary = nullptr, unary_i = nullptr;
+  GrB_Monoid max_monoid = nullptr;
+  GrB_Semiring semiring = nullptr;
+  GrbUserOps() {
+    OPS_GRB(GrB_BinaryOp_new(&max, grb_user_max, GrB_FP64, GrB_FP64, GrB_FP64));
+    OPS_GRB(GrB_BinaryOp_new(&mul, grb_user_mul, GrB_FP64, GrB_FP64, GrB_FP64));
+    OPS_GRB(GrB_BinaryOp_new(&sub2, grb_user_sub2, GrB_FP64, GrB_FP64, GrB_FP64));
+    OPS_GRB(GrB_UnaryOp_new(&unary, grb_user_unary, GrB_FP64, GrB_FP64));
+    OPS_GRB(GrB_UnaryOp_new(&unary_i, grb_user_unary_i, GrB_INT64, GrB_INT64));
+    OPS_GRB(GrB_Monoid_new_FP64(&max_monoid, max, -std::numeric_limits<double>::infinity()));
+    OPS_GRB(GrB_Semiring_new(&semiring, max_monoid, mul));
+  }
+};
+const GrbUserOps& grb_user_ops() {
+  static GrbUserOps ops;
+  return ops;
+}
+
+// ---- mask / accumulator / descriptor variants -----------------------------------------------
+struct MaskCase {
+  bool has = false, complement = false, structural = false, replace = false;
+  std::string str() const {
+    std::string s = has ? (structural ? "struct-mask" : "value-mask") : "no-mask";
+    if (complement) s += " complemented";
+    if (replace) s += " replace";
+    return s;
+  }
+};
+std::vector<MaskCase> all_mask_cases() {
+  std::vector<MaskCase> v;
+  for (bool replace : {false, true}) {
+    for (bool comp : {false, true}) v.push_back({false, comp, false, replace});
+    for (bool structural : {false, true})
+      for (bool comp : {false, true}) v.push_back({true, comp, structural, replace});
+  }
+  return v;
+}
+const char* accum_name(int a) { return a == 0 ? "no-accum" : a == 1 ? "accum-plus" : "accum-min"; }
+const char* dir_name(Direction d) { return d == Direction::Auto ? "auto" : d == Direction::Push ? "push" : "pull"; }
+
+// Does the (normalised) mask allow writing w(i)? The reference for checks GraphBLAS cannot do.
+bool mask_allows(const MaskCase& mc, const Tuples<double>& mask, Index i) {
+  if (!mc.has) return !mc.complement;
+  auto it = std::lower_bound(mask.idx.begin(), mask.idx.end(), i);
+  bool on = it != mask.idx.end() && *it == i && (mc.structural || mask.vals[std::size_t(it - mask.idx.begin())] != 0.0);
+  return on != mc.complement;
+}
+
+// Runs one masked operation on gbcuda and on GraphBLAS from the same starting w, returns both.
+// gb_run(w, mask_or_no_mask, accum_or_no_accum, descriptor); grb_run(w, mask, accum, desc).
+template <class Z, class GbRun, class GrbRun>
+std::pair<Tuples<Z>, Tuples<Z>> run_both(Backend b, const Tuples<Z>& w0, const Tuples<double>& mask,
+                                         const MaskCase& mc, int accum, Descriptor d, bool t0, bool t1,
+                                         const GbRun& gb_run, const GrbRun& grb_run) {
+  d.replace = mc.replace;
+  d.mask_complement = mc.complement;
+  d.mask_structural = mc.structural;
+  Vector<Z> w = gb_vector(w0, b);
+  auto with_accum = [&](const auto& m) {
+    if (accum == 0) gb_run(w, m, gbcuda::no_accum, d);
+    else if (accum == 1) gb_run(w, m, gbcuda::Plus<Z>{}, d);
+    else gb_run(w, m, gbcuda::Min<Z>{}, d);
+  };
+  if (mc.has) with_accum(gb_vector(mask, b));
+  else with_accum(gbcuda::no_mask);
+  EXPECT_EQ(w.backend(), b);
+
+  GVec gw = grb_vector(w0);
+  GVec gm;
+  if (mc.has) gm = grb_vector(mask);
+  GrB_BinaryOp acc = accum == 0 ? GrB_NULL : accum == 1 ? Grb<Z>::plus() : Grb<Z>::min();
+  OPS_GRB(grb_run(gw.v, gm.v, acc, grb_desc(mc.replace, mc.structural, mc.complement, t0, t1)));
+  return {tuples_of(w), tuples_of<Z>(gw.v)};
+}
+
+// Stops a long sweep after a few failures instead of reporting thousands.
+struct FailureBudget {
+  int left = 5;
+  bool spent() const { return left <= 0; }
+  void charge(bool ok) {
+    if (!ok) --left;
+  }
+};
+
+class OpsTest : public ::testing::TestWithParam<Backend> {
+ protected:
+  void SetUp() override { OPS_SKIP_WITHOUT_CUDA(GetParam()); }
+  Backend b() const { return GetParam(); }
+};
+
+// ---- products --------------------------------------------------------------------------------
+enum class Special { None, SecondI };
+
+struct ProductOptions {
+  Check check = Check::Exact;
+  std::vector<int> accums{0, 1, 2};
+  Special special = Special::None;
+  bool rough_seed = false;  // one seed with arbitrary reals (floating point only)
+};
+
+template <class Z, class S>
+void product_suite(Backend b, const S& s, GrB_Semiring gs, const ProductOptions& opt) {
+  const auto masks = all_mask_cases();
+  FailureBudget budget;
+  struct Shape {
+    Index nrows, ncols;
+  };
+  for (int seed = 1; seed <= 3; ++seed) {
+    for (Shape shape : {Shape{150, 150}, Shape{97, 211}}) {
+      Rng rng(std::uint64_t(seed) * 7919 + std::uint64_t(shape.ncols));
+      const bool rough = opt.rough_seed && seed == 3;
+      Coo<Z> coo = random_matrix<Z>(rng, shape.nrows, shape.ncols, 4.0, false, rough);
+      gbcuda::Matrix<Z> A = gb_matrix(coo);
+      GMat gA = grb_matrix(coo);
+      const double densities[] = {0.02, 0.3, 1.0};
+      for (int ui = 0; ui < 3; ++ui) {
+        for (bool is_vxm : {false, true}) {
+          for (bool tr : {false, true}) {
+            const bool rows_transposed = is_vxm != tr;  // the product walks rows of A' then
+            const Index out_n = rows_transposed ? shape.ncols : shape.nrows;
+            const Index in_n = rows_transposed ? shape.nrows : shape.ncols;
+            Tuples<Z> u0 = random_tuples<Z>(rng, in_n, densities[ui], rough);
+            Tuples<Z> w0 = random_tuples<Z>(rng, out_n, 0.3, rough);
+            Tuples<double> mask = random_mask(rng, out_n, densities[(seed + ui) % 3]);
+            Vector<Z> u = gb_vector(u0, b);
+            GVec gu = grb_vector(u0);
+            const auto op_rows = opt.special == Special::SecondI ? pattern_rows(coo, rows_transposed)
+                                                                 : std::vector<std::set<Index>>{};
+            for (Direction dir : {Direction::Auto, Direction::Push, Direction::Pull}) {
+              for (const MaskCase& mc : masks) {
+                for (int accum : opt.accums) {
+                  Descriptor d;
+                  d.transpose_a = tr;
+                  d.direction = dir;
+                  auto gb_run = [&](auto& w, const auto& m, const auto& acc, const Descriptor& dd) {
+                    if (is_vxm) gbcuda::vxm(w, m, acc, s, u, A, dd);
+                    else gbcuda::mxv(w, m, acc, s, A, u, dd);
+                  };
+                  auto grb_run = [&](GrB_Vector w, GrB_Vector m, GrB_BinaryOp acc, GrB_Descriptor gd) {
+                    return is_vxm ? GrB_vxm(w, m, acc, gs, gu.v, gA.m, gd) : GrB_mxv(w, m, acc, gs, gA.m, gu.v, gd);
+                  };
+                  auto [got, want] = run_both<Z>(b, w0, mask, mc, accum, d, !is_vxm && tr, is_vxm && tr, gb_run, grb_run);
+                  auto ctx = [&] {
+                    std::ostringstream o;
+                    o << (is_vxm ? "vxm" : "mxv") << " seed " << seed << " A " << shape.nrows << "x" << shape.ncols
+                      << (tr ? " transpose_a" : "") << " u-density " << densities[ui] << " " << mc.str() << " "
+                      << accum_name(accum) << " " << dir_name(dir);
+                    return o.str();
+                  };
+                  auto r = same_vector(got, want, opt.special == Special::SecondI ? Check::Pattern : opt.check);
+                  if (r && opt.special == Special::SecondI) {
+                    // ANY makes the chosen k arbitrary: each written value must be a valid k
+                    // (op(A)(i,k) stored and u(k) present); untouched entries keep w's value.
+                    for (std::size_t p = 0; p < got.idx.size() && r; ++p) {
+                      const Index i = got.idx[p];
+                      const Z k = got.vals[p];
+                      if (mask_allows(mc, mask, i)) {
+                        const bool in_u = std::binary_search(u0.idx.begin(), u0.idx.end(), Index(k));
+                        if (!in_u || !op_rows[std::size_t(i)].count(Index(k)))
+                          r = ::testing::AssertionFailure() << "w(" << i << ") = " << k << " is not a valid k";
+                      } else {
+                        auto it = std::lower_bound(w0.idx.begin(), w0.idx.end(), i);
+                        if (it == w0.idx.end() || *it != i || w0.vals[std::size_t(it - w0.idx.begin())] != k)
+                          r = ::testing::AssertionFailure() << "w(" << i << ") outside the mask changed to " << k;
+                      }
+                    }
+                  }
+                  EXPECT_TRUE(r) << ctx();
+                  budget.charge(bool(r));
+                  if (budget.spent()) return;
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_P(OpsTest, ProductPlusTimesDouble) {
+  ProductOptions o;
+  o.check = Check::Near;
+  o.rough_seed = true;
+  product_suite<double>(b(), gbcuda::PlusTimes<double>{}, GrB_PLUS_TIMES_SEMIRING_FP64, o);
+}
+TEST_P(OpsTest, ProductMinPlusInt64) {
+  product_suite<std::int64_t>(b(), gbcuda::MinPlus<std::int64_t>{}, GrB_MIN_PLUS_SEMIRING_INT64, {});
+}
+TEST_P(OpsTest, ProductMinPlusDouble) {
+  ProductOptions o;
+  o.check = Check::Near;
+  o.rough_seed = true;
+  product_suite<double>(b(), gbcuda::MinPlus<double>{}, GrB_MIN_PLUS_SEMIRING_FP64, o);
+}
+TEST_P(OpsTest, ProductLorLandBool) {
+  product_suite<bool>(b(), gbcuda::LorLand<bool>{}, GrB_LOR_LAND_SEMIRING_BOOL, {});
+}
+TEST_P(OpsTest, ProductAnyPairBoolPattern) {
+  ProductOptions o;
+  o.check = Check::Pattern;
+  product_suite<bool>(b(), gbcuda::AnyPair<bool>{}, GxB_ANY_PAIR_BOOL, o);
+}
+TEST_P(OpsTest, ProductAnySecondIInt64) {
+  ProductOptions o;
+  o.accums = {0};
+  o.special = Special::SecondI;
+  product_suite<std::int64_t>(b(), gbcuda::AnySecondI<std::int64_t>{}, GxB_ANY_SECONDI_INT64, o);
+}
+TEST_P(OpsTest, ProductUserSemiring) {
+  auto s = gbcuda::make_semiring(gbcuda::make_monoid<double>(user_max, -std::numeric_limits<double>::infinity()),
+                                 gbcuda::make_binary_op<double>(user_mul));
+  ProductOptions o;
+  o.check = Check::Near;
+  product_suite<double>(b(), s, grb_user_ops().semiring, o);
+}
+
+// A pattern (iso) matrix: the views carry no values.
+TEST_P(OpsTest, ProductIsoMatrix) {
+  FailureBudget budget;
+  for (int seed = 1; seed <= 3; ++seed) {
+    Rng rng(std::uint64_t(seed) * 31);
+    Coo<double> coo = random_matrix<double>(rng, 120, 90, 5.0, /*pattern=*/true);
+    gbcuda::Matrix<double> A = gb_matrix(coo);
+    ASSERT_TRUE(A.is_iso());
+    GMat gA = grb_matrix(coo);
+    for (double density : {0.02, 0.5, 1.0}) {
+      Tuples<double> u0 = random_tuples<double>(rng, 90, density);
+      Vector<double> u = gb_vector(u0, b());
+      GVec gu = grb_vector(u0);
+      for (Direction dir : {Direction::Push, Direction::Pull}) {
+        Vector<double> w(120, b());
+        gbcuda::mxv(w, gbcuda::no_mask, gbcuda::no_accum, gbcuda::PlusTimes<double>{}, A, u, Descriptor{}.with_direction(dir));
+        GVec gw = grb_empty_vector<double>(120);
+        OPS_GRB(GrB_mxv(gw.v, GrB_NULL, GrB_NULL, GrB_PLUS_TIMES_SEMIRING_FP64, gA.m, gu.v, GrB_NULL));
+        auto r = same_vector(tuples_of(w), tuples_of<double>(gw.v), Check::Near);
+        EXPECT_TRUE(r) << "seed " << seed << " density " << density << " " << dir_name(dir);
+        budget.charge(bool(r));
+        if (budget.spent()) return;
+      }
+    }
+  }
+}
+
+// Inputs and mask in host memory while w lives in the backend (copied over by the operation).
+TEST_P(OpsTest, ProductInputsFromHost) {
+  Rng rng(5);
+  Coo<double> coo = random_matrix<double>(rng, 80, 80, 4.0);
+  gbcuda::Matrix<double> A = gb_matrix(coo);
+  GMat gA = grb_matrix(coo);
+  Tuples<double> u0 = random_tuples<double>(rng, 80, 0.4), w0 = random_tuples<double>(rng, 80, 0.3);
+  Tuples<double> mask = random_mask(rng, 80, 0.5);
+  Vector<double> w = gb_vector(w0, b());
+  gbcuda::vxm(w, gb_vector(mask, Backend::Host), gbcuda::Plus<double>{}, gbcuda::MinPlus<double>{},
+              gb_vector(u0, Backend::Host), A, gbcuda::desc::R);
+  EXPECT_EQ(w.backend(), b());
+  GVec gw = grb_vector(w0), gm = grb_vector(mask), gu = grb_vector(u0);
+  OPS_GRB(GrB_vxm(gw.v, gm.v, GrB_PLUS_FP64, GrB_MIN_PLUS_SEMIRING_FP64, gu.v, gA.m, GrB_DESC_R));
+  EXPECT_TRUE(same_vector(tuples_of(w), tuples_of<double>(gw.v), Check::Near));
+}
+
+TEST_P(OpsTest, ProductDimensionMismatchThrows) {
+  gbcuda::Matrix<double> A = gb_matrix(Coo<double>{3, 4, {0, 2}, {1, 3}, {1.0, 2.0}});
+  Vector<double> u(3, b()), w(3, b());
+  EXPECT_THROW(gbcuda::mxv(w, gbcuda::no_mask, gbcuda::no_accum, gbcuda::PlusTimes<double>{}, A, u), gbcuda::Error);
+  Vector<double> u4(4, b()), w4(4, b());
+  EXPECT_THROW(gbcuda::vxm(w4, gbcuda::no_mask, gbcuda::no_accum, gbcuda::PlusTimes<double>{}, u4, A), gbcuda::Error);
+}
+
+// Large inputs, so that the host backend's parallel paths run (threshold loops, blocked
+// compaction, atomic claims in push); fewer variants than the sweeps above.
+TEST_P(OpsTest, LargeVectors) {
+  Rng rng(99);
+  const Index n = 150000;
+  Coo<double> coo = random_matrix<double>(rng, n, n, 3.0);
+  gbcuda::Matrix<double> A = gb_matrix(coo);
+  GMat gA = grb_matrix(coo);
+  Coo<bool> coob = random_matrix<bool>(rng, n, n, 3.0);
+  gbcuda::Matrix<bool> B = gb_matrix(coob);
+  GMat gB = grb_matrix(coob);
+  // 0.03 < 1/32: sparse vectors with more entries than one compaction block.
+  Tuples<double> sparse_u = random_tuples<double>(rng, n, 0.03), dense_u = random_tuples<double>(rng, n, 0.6);
+  Tuples<double> w0 = random_tuples<double>(rng, n, 0.3);
+  Tuples<bool> ub0 = random_tuples<bool>(rng, n, 0.03), wb0 = random_tuples<bool>(rng, n, 0.1);
+  const MaskCase value_comp_replace{true, true, false, true}, struct_mask{true, false, true, false};
+  for (double md : {0.03, 0.5}) {
+    Tuples<double> mask = random_mask(rng, n, md);
+    for (const MaskCase& mc : {MaskCase{}, value_comp_replace, struct_mask}) {
+      for (Direction dir : {Direction::Push, Direction::Pull}) {
+        for (const Tuples<double>* u0 : {&sparse_u, &dense_u}) {
+          Descriptor d;
+          d.direction = dir;
+          Vector<double> u = gb_vector(*u0, b());
+          GVec gu = grb_vector(*u0);
+          auto [got, want] = run_both<double>(
+              b(), w0, mask, mc, 1, d, false, false,
+              [&](auto& w, const auto& m, const auto& acc, const Descriptor& dd) {
+                gbcuda::mxv(w, m, acc, gbcuda::PlusTimes<double>{}, A, u, dd);
+              },
+              [&](GrB_Vector w, GrB_Vector m, GrB_BinaryOp acc, GrB_Descriptor gd) {
+                return GrB_mxv(w, m, acc, GrB_PLUS_TIMES_SEMIRING_FP64, gA.m, gu.v, gd);
+              });
+          EXPECT_TRUE(same_vector(got, want, Check::Near)) << "mxv " << mc.str() << " " << dir_name(dir);
+          if (dir == Direction::Pull) continue;  // the rest does not depend on the direction
+          auto [got2, want2] = run_both<double>(
+              b(), w0, mask, mc, 0, {}, false, false,
+              [&](auto& w, const auto& m, const auto& acc, const Descriptor& dd) {
+                gbcuda::ewise_mult(w, m, acc, gbcuda::Times<double>{}, u, gb_vector(w0, b()), dd);
+              },
+              [&](GrB_Vector w, GrB_Vector m, GrB_BinaryOp acc, GrB_Descriptor gd) {
+                GVec gw0 = grb_vector(w0);
+                return GrB_Vector_eWiseMult_BinaryOp(w, m, acc, GrB_TIMES_FP64, gu.v, gw0.v, gd);
+              });
+          EXPECT_TRUE(same_vector(got2, want2, Check::Exact)) << "ewise_mult " << mc.str();
+          auto [got3, want3] = run_both<double>(
+              b(), w0, mask, mc, 2, {}, false, false,
+              [&](auto& w, const auto& m, const auto& acc, const Descriptor& dd) {
+                gbcuda::apply(w, m, acc, gbcuda::AdditiveInverse<double>{}, u, dd);
+              },
+              [&](GrB_Vector w, GrB_Vector m, GrB_BinaryOp acc, GrB_Descriptor gd) {
+                return GrB_Vector_apply(w, m, acc, GrB_AINV_FP64, gu.v, gd);
+              });
+          EXPECT_TRUE(same_vector(got3, want3, Check::Exact)) << "apply " << mc.str();
+        }
+        // Push with ANY / LOR claims entries atomically.
+        Vector<bool> ub = gb_vector(ub0, b());
+        GVec gub = grb_vector(ub0);
+        for (int which = 0; which < 2; ++which) {
+          Descriptor d;
+          d.direction = dir;
+          auto [got, want] = run_both<bool>(
+              b(), wb0, mask, mc, 0, d, false, false,
+              [&](auto& w, const auto& m, const auto& acc, const Descriptor& dd) {
+                if (which == 0) gbcuda::vxm(w, m, acc, gbcuda::LorLand<bool>{}, ub, B, dd);
+                else gbcuda::vxm(w, m, acc, gbcuda::AnyPair<bool>{}, ub, B, dd);
+              },
+              [&](GrB_Vector w, GrB_Vector m, GrB_BinaryOp acc, GrB_Descriptor gd) {
+                return GrB_vxm(w, m, acc, which == 0 ? GrB_LOR_LAND_SEMIRING_BOOL : GxB_ANY_PAIR_BOOL, gub.v, gB.m, gd);
+              });
+          EXPECT_TRUE(same_vector(got, want, which == 0 ? Check::Exact : Check::Pattern))
+              << (which == 0 ? "vxm lor-land " : "vxm any-pair ") << mc.str() << " " << dir_name(dir);
+        }
+      }
+      auto [got, want] = run_both<double>(
+          b(), w0, mask, mc, 1, {}, false, false,
+          [&](auto& w, const auto& m, const auto& acc, const Descriptor& dd) { gbcuda::assign(w, m, acc, 4.0, dd); },
+          [&](GrB_Vector w, GrB_Vector m, GrB_BinaryOp acc, GrB_Descriptor gd) {
+            return GrB_Vector_assign_FP64(w, m, acc, 4.0, GrB_ALL, GrB_Index(n), gd);
+          });
+      EXPECT_TRUE(same_vector(got, want, Check::Exact)) << "assign " << mc.str();
+    }
+  }
+}
+
+// ---- assign (scalar, GrB_ALL) -----------------------------------------------------------------
+template <class Z>
+void assign_suite(Backend b, Z scalar) {
+  const auto masks = all_mask_cases();
+  FailureBudget budget;
+  for (int seed = 1; seed <= 3; ++seed) {
+    Rng rng(std::uint64_t(seed) * 101);
+    const Index n = 300;
+    for (double wd : {0.0, 0.02, 0.4, 1.0}) {
+      for (double md : {0.02, 0.4, 1.0}) {
+        Tuples<Z> w0 = random_tuples<Z>(rng, n, wd);
+        Tuples<double> mask = random_mask(rng, n, md);
+        for (const MaskCase& mc : masks) {
+          for (int accum : {0, 1, 2}) {
+            auto gb_run = [&](auto& w, const auto& m, const auto& acc, const Descriptor& d) {
+              gbcuda::assign(w, m, acc, scalar, d);
+            };
+            auto grb_run = [&](GrB_Vector w, GrB_Vector m, GrB_BinaryOp acc, GrB_Descriptor d) {
+              return Grb<Z>::assign(w, m, acc, scalar, GrB_Index(n), d);
+            };
+            auto [got, want] = run_both<Z>(b, w0, mask, mc, accum, Descriptor{}, false, false, gb_run, grb_run);
+            auto r = same_vector(got, want, Check::Exact);
+            EXPECT_TRUE(r) << "assign seed " << seed << " w-density " << wd << " mask-density " << md << " "
+                           << mc.str() << " " << accum_name(accum);
+            budget.charge(bool(r));
+            if (budget.spent()) return;
+          }
+        }
+      }
+    }
+  }
+}
+TEST_P(OpsTest, AssignScalarDouble) { assign_suite<double>(b(), 2.5); }
+TEST_P(OpsTest, AssignScalarInt64) { assign_suite<std::int64_t>(b(), -3); }
+TEST_P(OpsTest, AssignScalarBool) { assign_suite<bool>(b(), true); }
+
+// ---- apply ------------------------------------------------------------------------------------
+template <class Z, class Op>
+void apply_suite(Backend b, const Op& op, GrB_UnaryOp gop, const char* name) {
+  const auto masks = all_mask_cases();
+  FailureBudget budget;
+  for (int seed = 1; seed <= 2; ++seed) {
+    Rng rng(std::uint64_t(seed) * 211);
+    const Index n = 250;
+    for (double ud : {0.02, 0.4, 1.0}) {
+      Tuples<Z> u0 = random_tuples<Z>(rng, n, ud);
+      Tuples<Z> w0 = random_tuples<Z>(rng, n, 0.3);
+      Tuples<double> mask = random_mask(rng, n, seed == 1 ? 0.02 : 0.5);
+      Vector<Z> u = gb_vector(u0, b);
+      GVec gu = grb_vector(u0);
+      for (const MaskCase& mc : masks) {
+        for (int accum : {0, 1, 2}) {
+          auto gb_run = [&](auto& w, const auto& m, const auto& acc, const Descriptor& d) {
+            gbcuda::apply(w, m, acc, op, u, d);
+          };
+          auto grb_run = [&](GrB_Vector w, GrB_Vector m, GrB_BinaryOp acc, GrB_Descriptor d) {
+            return GrB_Vector_apply(w, m, acc, gop, gu.v, d);
+          };
+          auto [got, want] = run_both<Z>(b, w0, mask, mc, accum, Descriptor{}, false, false, gb_run, grb_run);
+          auto r = same_vector(got, want, Check::Exact);
+          EXPECT_TRUE(r) << "apply " << name << " seed " << seed << " u-density " << ud << " " << mc.str() << " "
+                         << accum_name(accum);
+          budget.charge(bool(r));
+          if (budget.spent()) return;
+        }
+      }
+    }
+  }
+}
+TEST_P(OpsTest, ApplyIdentity) { apply_suite<double>(b(), gbcuda::Identity<double>{}, GrB_IDENTITY_FP64, "identity"); }
+TEST_P(OpsTest, ApplyAdditiveInverse) {
+  apply_suite<double>(b(), gbcuda::AdditiveInverse<double>{}, GrB_AINV_FP64, "ainv");
+  apply_suite<std::int64_t>(b(), gbcuda::AdditiveInverse<std::int64_t>{}, GrB_AINV_INT64, "ainv-int64");
+}
+TEST_P(OpsTest, ApplyAbs) {
+  apply_suite<double>(b(), gbcuda::Abs<double>{}, GrB_ABS_FP64, "abs");
+  apply_suite<std::int64_t>(b(), gbcuda::Abs<std::int64_t>{}, GrB_ABS_INT64, "abs-int64");
+}
+TEST_P(OpsTest, ApplyUserLambda) {
+  apply_suite<double>(b(), gbcuda::make_unary_op<double>([](double x) { return user_unary(x); }),
+                      grb_user_ops().unary, "user");
+  apply_suite<std::int64_t>(b(), gbcuda::make_unary_op<std::int64_t>([](std::int64_t x) { return user_unary_i(x); }),
+                            grb_user_ops().unary_i, "user-int64");
+}
+
+// ---- eWiseAdd / eWiseMult ---------------------------------------------------------------------
+template <class Z, class Op>
+void ewise_suite(Backend b, const Op& op, GrB_BinaryOp gop, const char* name) {
+  const auto masks = all_mask_cases();
+  FailureBudget budget;
+  const double densities[] = {0.02, 0.4, 1.0};
+  for (int seed = 1; seed <= 2; ++seed) {
+    Rng rng(std::uint64_t(seed) * 401);
+    const Index n = 200;
+    for (double ud : densities) {
+      for (double vd : densities) {
+        Tuples<Z> u0 = random_tuples<Z>(rng, n, ud), v0 = random_tuples<Z>(rng, n, vd);
+        Tuples<Z> w0 = random_tuples<Z>(rng, n, 0.3);
+        Tuples<double> mask = random_mask(rng, n, seed == 1 ? 0.02 : 0.5);
+        Vector<Z> u = gb_vector(u0, b), v = gb_vector(v0, b);
+        GVec gu = grb_vector(u0), gv = grb_vector(v0);
+        for (bool is_union : {true, false}) {
+          for (const MaskCase& mc : masks) {
+            for (int accum : {0, 1}) {
+              auto gb_run = [&](auto& w, const auto& m, const auto& acc, const Descriptor& d) {
+                if (is_union) gbcuda::ewise_add(w, m, acc, op, u, v, d);
+                else gbcuda::ewise_mult(w, m, acc, op, u, v, d);
+              };
+              auto grb_run = [&](GrB_Vector w, GrB_Vector m, GrB_BinaryOp acc, GrB_Descriptor d) {
+                return is_union ? GrB_Vector_eWiseAdd_BinaryOp(w, m, acc, gop, gu.v, gv.v, d)
+                                : GrB_Vector_eWiseMult_BinaryOp(w, m, acc, gop, gu.v, gv.v, d);
+              };
+              auto [got, want] = run_both<Z>(b, w0, mask, mc, accum, Descriptor{}, false, false, gb_run, grb_run);
+              auto r = same_vector(got, want, Check::Exact);
+              EXPECT_TRUE(r) << (is_union ? "ewise_add " : "ewise_mult ") << name << " seed " << seed
+                             << " u-density " << ud << " v-density " << vd << " " << mc.str() << " "
+                             << accum_name(accum);
+              budget.charge(bool(r));
+              if (budget.spent()) return;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+TEST_P(OpsTest, EwisePlus) {
+  ewise_suite<double>(b(), gbcuda::Plus<double>{}, GrB_PLUS_FP64, "plus");
+  ewise_suite<std::int64_t>(b(), gbcuda::Plus<std::int64_t>{}, GrB_PLUS_INT64, "plus-int64");
+}
+TEST_P(OpsTest, EwiseTimes) { ewise_suite<double>(b(), gbcuda::Times<double>{}, GrB_TIMES_FP64, "times"); }
+TEST_P(OpsTest, EwiseMin) { ewise_suite<std::int64_t>(b(), gbcuda::Min<std::int64_t>{}, GrB_MIN_INT64, "min"); }
+TEST_P(OpsTest, EwiseMax) { ewise_suite<double>(b(), gbcuda::Max<double>{}, GrB_MAX_FP64, "max"); }
+TEST_P(OpsTest, EwiseFirst) { ewise_suite<double>(b(), gbcuda::First<double>{}, GrB_FIRST_FP64, "first"); }
+TEST_P(OpsTest, EwiseSecond) { ewise_suite<double>(b(), gbcuda::Second<double>{}, GrB_SECOND_FP64, "second"); }
+TEST_P(OpsTest, EwiseLorBool) { ewise_suite<bool>(b(), gbcuda::Lor<bool>{}, GrB_LOR, "lor"); }
+TEST_P(OpsTest, EwiseUserOp) {
+  ewise_suite<double>(b(), gbcuda::make_binary_op<double>(user_sub2), grb_user_ops().sub2, "user");
+}
+
+// ---- reduce -----------------------------------------------------------------------------------
+template <class Z, class Mon>
+void reduce_suite(Backend b, const Mon& mon, GrB_Monoid gmon, const char* name, bool rough) {
+  for (int seed = 1; seed <= 3; ++seed) {
+    Rng rng(std::uint64_t(seed) * 977);
+    for (Index n : {Index(1), Index(100), Index(20000)}) {
+      for (double density : {0.0, 0.02, 0.4, 1.0}) {
+        Tuples<Z> u0 = random_tuples<Z>(rng, n, density, rough);
+        Z got = gbcuda::reduce(mon, gb_vector(u0, b));
+        GVec gu = grb_vector(u0);
+        Z want{};
+        OPS_GRB(Grb<Z>::reduce(&want, gmon, gu.v));
+        std::ostringstream ctx;
+        ctx << "reduce " << name << " seed " << seed << " n " << n << " density " << density << " ("
+            << u0.idx.size() << " entries)";
+        if constexpr (std::is_floating_point_v<Z>) {
+          if (std::isinf(want)) EXPECT_EQ(got, want) << ctx.str();
+          else EXPECT_NEAR(got, want, 1e-9 * std::max(1.0, std::abs(double(want)))) << ctx.str();
+        } else {
+          EXPECT_EQ(got, want) << ctx.str();
+        }
+      }
+    }
+  }
+}
+TEST_P(OpsTest, ReducePlus) {
+  reduce_suite<double>(b(), gbcuda::PlusMonoid<double>{}, GrB_PLUS_MONOID_FP64, "plus", true);
+  reduce_suite<std::int64_t>(b(), gbcuda::PlusMonoid<std::int64_t>{}, GrB_PLUS_MONOID_INT64, "plus-int64", false);
+}
+TEST_P(OpsTest, ReduceMin) {
+  reduce_suite<double>(b(), gbcuda::MinMonoid<double>{}, GrB_MIN_MONOID_FP64, "min", true);
+  reduce_suite<std::int64_t>(b(), gbcuda::MinMonoid<std::int64_t>{}, GrB_MIN_MONOID_INT64, "min-int64", false);
+}
+TEST_P(OpsTest, ReduceMax) {
+  reduce_suite<double>(b(), gbcuda::MaxMonoid<double>{}, GrB_MAX_MONOID_FP64, "max", true);
+  reduce_suite<std::int32_t>(b(), gbcuda::MaxMonoid<std::int32_t>{}, GrB_MAX_MONOID_INT32, "max-int32", false);
+}
+TEST_P(OpsTest, ReduceLor) {
+  reduce_suite<bool>(b(), gbcuda::LorMonoid<bool>{}, GrB_LOR_MONOID_BOOL, "lor", false);
+  // All-false entries: LOR must be false even though entries are present.
+  Tuples<bool> u0{50, {3, 7, 40}, {false, false, false}};
+  EXPECT_FALSE(gbcuda::reduce(gbcuda::LorMonoid<bool>{}, gb_vector(u0, b())));
+}
+TEST_P(OpsTest, ReduceUserMonoid) {
+  auto mon = gbcuda::make_monoid<double>(user_max, -std::numeric_limits<double>::infinity());
+  reduce_suite<double>(b(), mon, grb_user_ops().max_monoid, "user-max", true);
+}
+TEST_P(OpsTest, ReduceAny) {
+  // ANY returns one of the entries (which one is unspecified), so check membership.
+  for (int seed = 1; seed <= 3; ++seed) {
+    Rng rng(std::uint64_t(seed) * 13);
+    for (double density : {0.02, 0.4, 1.0}) {
+      Tuples<std::int64_t> u0 = random_tuples<std::int64_t>(rng, 5000, density);
+      ASSERT_FALSE(u0.idx.empty());
+      const std::int64_t got = gbcuda::reduce(gbcuda::AnyMonoid<std::int64_t>{}, gb_vector(u0, b()));
+      EXPECT_NE(std::find(u0.vals.begin(), u0.vals.end(), got), u0.vals.end())
+          << "ANY returned " << got << ", not an entry (density " << density << ")";
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, OpsTest, ::testing::Values(Backend::Host, Backend::Cuda), backend_name);
+
+}  // namespace
