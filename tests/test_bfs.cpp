@@ -70,8 +70,9 @@ class BfsTest : public testing::TestWithParam<Mode> {
       const auto sizes = gbtest::level_sizes(expected);
       ASSERT_EQ(r.levels.size(), sizes.size());
       for (std::size_t d = 0; d < sizes.size(); ++d) EXPECT_EQ(r.levels[d].frontier_size, sizes[d]);
-      if (GetParam().direction != Direction::Auto)
+      if (GetParam().direction != Direction::Auto) {
         for (const auto& s : r.levels) EXPECT_EQ(s.direction, GetParam().direction);
+      }
     }
   }
 };

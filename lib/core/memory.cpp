@@ -22,9 +22,11 @@ void check(cudaError_t e, const char* what) {
 }
 #endif
 
+#if !GBCUDA_HAVE_CUDA
 [[noreturn]] void no_cuda() {
   throw Error(Status::NoDevice, "this copy of gbcuda was built without the CUDA backend (GBCUDA_CUDA=OFF)");
 }
+#endif
 
 }  // namespace
 

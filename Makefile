@@ -1,0 +1,45 @@
+# Convenience targets around CMake. Overrides:
+#   BUILD_DIR=dir      build folder (default build)
+#   CMAKE_ARGS="..."   extra configure flags, e.g. -DGBCUDA_CUDA=OFF
+#   JOBS=n             build jobs (default: all cores); TEST_JOBS=n ctest jobs (default 2)
+#   TEST_TIMEOUT=s     ctest's limit per test
+#   NO_DEPS=1          skip the Debian package check (e.g. on the GPU host after `source .gpu/setup.sh`)
+BUILD_DIR ?= build
+CMAKE_ARGS ?=
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+TEST_JOBS ?= 2
+TEST_TIMEOUT ?= 1800
+NO_DEPS ?=
+CLANG_FORMAT ?= clang-format
+FORMAT_DIRS := apps include lib tests
+
+.PHONY: all deps configure build run test format clean
+
+all: build
+
+deps:
+ifeq ($(NO_DEPS),)
+	scripts/install-deps.sh
+else
+	@echo "make: NO_DEPS set; not checking the Debian packages"
+endif
+
+configure: deps
+	cmake -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
+
+build: configure
+	cmake --build $(BUILD_DIR) -j$(JOBS)
+
+# BFS on the bundled matrix (matrices/delaunay_n10.mtx), on the GPU when one is usable.
+run: build
+	$(BUILD_DIR)/bin/bfs_spmv
+
+test: build
+	ctest --test-dir $(BUILD_DIR) --output-on-failure -j$(TEST_JOBS) --timeout $(TEST_TIMEOUT)
+
+format:
+	find $(FORMAT_DIRS) -type f \( -name '*.hpp' -o -name '*.cpp' -o -name '*.cu' -o -name '*.cuh' \) \
+	  -print0 | xargs -0 $(CLANG_FORMAT) -i
+
+clean:
+	rm -rf $(BUILD_DIR)

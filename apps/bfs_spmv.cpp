@@ -1,0 +1,345 @@
+// bfs_spmv: breadth-first search over a sparse matrix read from a file, on the GPU or the host.
+// Parses flags, loads the graph, calls gbcuda::bfs, and reports levels, time and GTEPS.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <exception>
+#include <filesystem>
+#include <iostream>
+#include <new>
+#include <ostream>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "gbcuda/bfs.hpp"
+#include "gbcuda/context.hpp"
+#include "gbcuda/io.hpp"
+#include "gbcuda/matrix.hpp"
+#include "gbcuda/types.hpp"
+
+namespace {
+
+constexpr const char* kEdgesCountedAs = "edges = stored directed entries in the rows of reached vertices";
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+
+// An input problem found by the CLI itself (exit 2), as opposed to one the library reports.
+struct UsageError {
+  std::string message;
+};
+
+struct Options {
+  std::string file;
+  gbcuda::Index source = 0;
+  bool source_given = false;
+  std::string device = "auto";
+  std::string direction = "auto";
+  std::string format = "auto";
+  bool transpose = false;
+  bool symmetrize = false;
+  std::string levels_file;
+  std::string parents_file;
+  int repeat = 1;
+  bool validate = false;
+  bool json = false;
+  bool verbose = false;
+};
+
+const char* direction_name(gbcuda::Direction d) {
+  switch (d) {
+    case gbcuda::Direction::Auto: return "auto";
+    case gbcuda::Direction::Push: return "push";
+    case gbcuda::Direction::Pull: return "pull";
+  }
+  return "?";
+}
+
+gbcuda::Direction parse_direction(const std::string& name) {
+  if (name == "auto") return gbcuda::Direction::Auto;
+  if (name == "push") return gbcuda::Direction::Push;
+  if (name == "pull") return gbcuda::Direction::Pull;
+  throw UsageError{fmt::format("unknown direction '{}' (expected auto, push or pull)", name)};
+}
+
+// The matrix to use when no FILE is given: the copy in the source tree, else an installed one.
+std::string bundled_matrix() {
+  namespace fs = std::filesystem;
+  const fs::path in_tree = GBCUDA_BUNDLED_MATRIX;
+  std::error_code ec;
+  if (fs::is_regular_file(in_tree, ec)) return in_tree.string();
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  fs::path installed;
+  if (!ec) {
+    installed = exe.parent_path() / ".." / "share" / "gbcuda" / "matrices" / "delaunay_n10.mtx";
+    if (fs::is_regular_file(installed, ec)) return installed.lexically_normal().string();
+  }
+  std::string msg = fmt::format("no FILE given and the bundled matrix is missing (looked for {}", in_tree.string());
+  if (!installed.empty()) msg += fmt::format(" and {}", installed.lexically_normal().string());
+  throw UsageError{msg + "); pass a matrix file"};
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Vertices per level, level 0 first.
+std::vector<gbcuda::Index> level_sizes(const gbcuda::BfsResult& r) {
+  std::vector<gbcuda::Index> sizes(static_cast<std::size_t>(std::max(r.num_levels, 0)), 0);
+  for (std::int32_t l : r.level) {
+    if (l < 0) continue;
+    if (static_cast<std::size_t>(l) >= sizes.size()) sizes.resize(static_cast<std::size_t>(l) + 1, 0);
+    ++sizes[static_cast<std::size_t>(l)];
+  }
+  return sizes;
+}
+
+template <class V>
+void write_column(const std::string& path, const std::vector<V>& values) {
+  gbcuda::write_file_atomically(path, [&](std::ostream& out) {
+    std::string buf;
+    buf.reserve(1 << 16);
+    for (const V& v : values) {
+      buf += std::to_string(v);
+      buf += '\n';
+      if (buf.size() >= (1 << 16) - 32) {
+        out << buf;
+        buf.clear();
+      }
+    }
+    out << buf;
+  });
+}
+
+void build_cli(CLI::App& app, Options& o) {
+  app.description(
+      "Breadth-first search over a sparse matrix: every stored entry A(i,j) is an edge i -> j (row -> column),\n"
+      "values are ignored. Runs one untimed warm-up BFS, then --repeat timed ones, and reports the median.");
+  app.add_option("FILE", o.file, "Graph file (default: the bundled matrix delaunay_n10.mtx, 1024 vertices)")
+      ->type_name("");
+  app.add_option("--source", o.source, "Source vertex, 0-based (default 0; for a Rodinia file, the source it names)")
+      ->type_name("N");
+  app.add_option("--device", o.device,
+                 "Where the BFS runs: cuda (the GPU), host (OpenMP), or auto: the GPU when usable (default auto)")
+      ->type_name("auto|cuda|host")
+      ->check(CLI::IsMember({"auto", "cuda", "host"}).description(""));
+  app.add_option("--direction", o.direction,
+                 "push (top-down), pull (bottom-up), or auto: chosen per level from the frontier (default auto)")
+      ->type_name("auto|push|pull")
+      ->check(CLI::IsMember({"auto", "push", "pull"}).description(""));
+  app.add_option("--format", o.format, "Input format (default auto: detected from the content and the name)")
+      ->type_name("auto|mtx|headerless|rodinia|edgelist")
+      ->check(CLI::IsMember({"auto", "mtx", "headerless", "rodinia", "edgelist"}).description(""));
+  auto* transpose = app.add_flag("--transpose", o.transpose, "Search the transpose: edges j -> i");
+  auto* symmetrize = app.add_flag("--symmetrize", o.symmetrize, "Search A + A' (every edge in both directions)");
+  transpose->excludes(symmetrize);
+  app.add_option("--levels", o.levels_file,
+                 "Write each vertex's level to FILE, one line per vertex in vertex order (-1: unreachable)")
+      ->type_name("FILE");
+  app.add_option("--parents", o.parents_file,
+                 "Write each vertex's BFS parent to FILE, one per line (source: itself, -1: unreachable)")
+      ->type_name("FILE");
+  app.add_option("--repeat", o.repeat, "Timed BFS runs (1 to 1000000) after one warm-up; median reported (default 1)")
+      ->type_name("N")
+      ->check(CLI::Range(1, 1000000).description(""));
+  app.add_flag("--validate", o.validate,
+               "Check the levels and parents against the graph (Graph500 rules); exit 1 if invalid");
+  app.add_flag("--json", o.json, "Print one JSON object on stdout instead of the text summary");
+  app.add_flag("--verbose", o.verbose,
+               "Progress and one line per BFS level (frontier, edges, direction, time) on stderr");
+  app.set_version_flag("--version", fmt::format("bfs_spmv (gbcuda {}; CUDA backend: {})", GBCUDA_VERSION_STRING,
+                                                GBCUDA_HAVE_CUDA ? "yes" : "no, built with GBCUDA_CUDA=OFF"));
+  app.footer(
+      "Formats (--format):\n"
+      "  mtx         Matrix Market (%%MatrixMarket matrix coordinate|array ...); symmetric, skew-symmetric\n"
+      "              and hermitian files are expanded to both directions; 1-based indices\n"
+      "  headerless  first line \"rows cols nnz\", then 1-based \"i j [value]\" lines\n"
+      "  rodinia     Rodinia BFS text: n, n lines \"start degree\", source, m, m lines \"dest cost\"; 0-based\n"
+      "  edgelist    \"src dst [weight]\" per line, 0-based; '#' or '%' comments; spaces, tabs or commas\n"
+      "  auto        detect from the first lines (and the name, for *.rodinia.txt)\n"
+      "\n"
+      "Output: a text summary on stdout (vertices, stored entries, vertices reached, levels, device,\n"
+      "time per BFS, GTEPS), or one JSON object with --json. Progress and errors go to stderr.\n"
+      "GTEPS = edges traversed / median time, where " +
+      std::string(kEdgesCountedAs) +
+      ".\n"
+      "--levels and --parents files are written whole or not at all, only when the run succeeds.\n"
+      "\n"
+      "Exit codes: 0 success; 2 usage or input error (bad option, unreadable or malformed file, empty or\n"
+      "non-square matrix, source out of range, --device cuda without a usable GPU); 1 anything else\n"
+      "(validation failure, out of memory, internal error).\n"
+      "\n"
+      "Examples:\n"
+      "  bfs_spmv                                   # the bundled matrix, source 0\n"
+      "  bfs_spmv graph.mtx --source 5 --repeat 10  # median of 10 timed runs\n"
+      "  bfs_spmv graph.mtx --device host --validate --levels levels.txt --parents parents.txt\n"
+      "  bfs_spmv graph.txt --format edgelist --symmetrize --json");
+}
+
+int run(const Options& o, bool file_given) {
+  std::string file = o.file;
+  if (!file_given) {
+    file = bundled_matrix();
+    fmt::print(stderr, "bfs_spmv: no FILE given; using the bundled matrix {}\n", file);
+  }
+  const gbcuda::Direction direction = parse_direction(o.direction);
+
+  gbcuda::ReadOptions ropt;
+  ropt.format = gbcuda::parse_format(o.format);
+  gbcuda::Index rodinia_source = -1;
+  ropt.rodinia_source = &rodinia_source;
+  if (o.verbose) fmt::print(stderr, "bfs_spmv: reading {}\n", file);
+  gbcuda::Matrix<bool> A = gbcuda::read_matrix<bool>(file, ropt);
+  if (o.transpose) {
+    const gbcuda::Matrix<bool> At = A.transpose();  // shares the cached transpose's storage
+    A = At;
+  }
+  if (o.symmetrize) A = A.symmetrized();
+
+  const gbcuda::Index n = A.nrows();
+  if (A.nrows() != A.ncols())
+    throw UsageError{
+        fmt::format("the matrix is {} x {}; BFS needs a square matrix (vertices x vertices)", A.nrows(), A.ncols())};
+  if (n == 0) throw UsageError{fmt::format("the matrix in {} is empty (0 x 0): no vertices to search", file)};
+  if (o.verbose) fmt::print(stderr, "bfs_spmv: {} vertices, {} stored entries\n", n, A.nvals());
+
+  gbcuda::Index source = 0;
+  if (o.source_given) source = o.source;
+  else if (rodinia_source >= 0) source = rodinia_source;
+  if (source < 0 || source >= n)
+    throw UsageError{fmt::format("source {} is out of range: the graph has {} vertices (0..{})", source, n, n - 1)};
+
+  const gbcuda::Backend backend = gbcuda::resolve_device(gbcuda::parse_device(o.device));
+  const std::string device_desc = gbcuda::backend_description(backend);
+
+  gbcuda::BfsOptions bopt;
+  bopt.device = backend == gbcuda::Backend::Cuda ? gbcuda::Device::Cuda : gbcuda::Device::Host;
+  bopt.direction = direction;
+  bopt.compute_parents = o.validate || !o.parents_file.empty();
+  bopt.collect_stats = o.verbose;  // per-level stats cost a sync per level; only when shown
+
+  if (o.verbose) fmt::print(stderr, "bfs_spmv: warm-up BFS on {}\n", device_desc);
+  gbcuda::BfsResult result = gbcuda::bfs(A, source, bopt);
+  std::vector<double> times;
+  times.reserve(static_cast<std::size_t>(o.repeat));
+  for (int i = 0; i < o.repeat; ++i) {
+    result = gbcuda::bfs(A, source, bopt);
+    times.push_back(result.seconds);
+  }
+  const double t_median = median(times);
+  const double t_min = *std::min_element(times.begin(), times.end());
+  // GTEPS needs a measurable time; a zero median (below the timer's resolution) reports none.
+  const bool have_gteps = t_median > 0;
+  const double gteps = have_gteps ? static_cast<double>(result.edges_traversed) / t_median / 1e9 : 0.0;
+
+  if (o.verbose) {
+    for (const gbcuda::BfsLevelStats& s : result.levels)
+      fmt::print(stderr, "level {:>4}: frontier {:>10}, edges examined {:>12}, {}, {:.6f} s\n", s.level,
+                 s.frontier_size, s.edges_examined, direction_name(s.direction), s.seconds);
+  }
+
+  bool validated = false;
+  if (o.validate) {
+    if (o.verbose) fmt::print(stderr, "bfs_spmv: validating\n");
+    const std::string problem = gbcuda::validate_bfs(A, source, result);
+    if (!problem.empty()) {
+      fmt::print(stderr, "bfs_spmv: error: validation failed: {}\n", problem);
+      return kExitFailure;
+    }
+    validated = true;
+  }
+
+  if (!o.levels_file.empty()) {
+    write_column(o.levels_file, result.level);
+    if (o.verbose) fmt::print(stderr, "bfs_spmv: wrote levels to {}\n", o.levels_file);
+  }
+  if (!o.parents_file.empty()) {
+    write_column(o.parents_file, result.parent);
+    if (o.verbose) fmt::print(stderr, "bfs_spmv: wrote parents to {}\n", o.parents_file);
+  }
+
+  const std::vector<gbcuda::Index> sizes = level_sizes(result);
+  if (o.json) {
+    nlohmann::json j;
+    j["file"] = file;
+    j["transposed"] = o.transpose;
+    j["symmetrized"] = o.symmetrize;
+    j["vertices"] = n;
+    j["entries"] = A.nvals();
+    j["source"] = source;
+    j["reached"] = result.vertices_reached;
+    j["levels"] = result.num_levels;
+    j["device"] = device_desc;
+    j["backend"] = gbcuda::to_string(result.backend);
+    j["direction"] = direction_name(direction);
+    j["repeat"] = o.repeat;
+    j["seconds_median"] = t_median;
+    j["seconds_min"] = t_min;
+    j["gteps"] = have_gteps ? nlohmann::json(gteps) : nlohmann::json(nullptr);
+    j["edges_traversed"] = result.edges_traversed;
+    j["edges_counted_as"] = kEdgesCountedAs;
+    j["validated"] = o.validate ? nlohmann::json(validated) : nlohmann::json(nullptr);
+    j["level_sizes"] = sizes;
+    std::cout << j.dump(2) << '\n';
+  } else {
+    std::string how;
+    if (o.transpose) how = " (transposed)";
+    if (o.symmetrize) how = " (symmetrized)";
+    fmt::print("file:       {}{}\n", file, file_given ? "" : " (bundled)");
+    fmt::print("graph:      {} vertices, {} stored entries (directed){}\n", n, A.nvals(), how);
+    fmt::print("source:     {}\n", source);
+    fmt::print("reached:    {} vertices in {} levels (level 0 = the source)\n", result.vertices_reached,
+               result.num_levels);
+    fmt::print("device:     {} [{}]\n", device_desc, gbcuda::to_string(result.backend));
+    fmt::print("direction:  {}\n", direction_name(direction));
+    fmt::print("time:       {:.6f} s per BFS (median of {}, min {:.6f} s)\n", t_median, o.repeat, t_min);
+    if (have_gteps) fmt::print("GTEPS:      {:.4f} ({} edges / median time)\n", gteps, result.edges_traversed);
+    else fmt::print("GTEPS:      n/a (time below the timer's resolution; {} edges)\n", result.edges_traversed);
+    fmt::print("edges:      {}\n", kEdgesCountedAs);
+    if (validated) fmt::print("validated:  yes\n");
+  }
+  std::cout.flush();
+  return kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app;
+  app.name("bfs_spmv");
+  Options o;
+  build_cli(app, o);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    fmt::print(stderr, "bfs_spmv: error: {}\nRun 'bfs_spmv --help' for the options.\n", e.what());
+    return kExitUsage;
+  }
+  o.source_given = app.count("--source") > 0;
+  const bool file_given = app.count("FILE") > 0;
+
+  try {
+    return run(o, file_given);
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "bfs_spmv: error: {}\n", e.message);
+    return kExitUsage;
+  } catch (const gbcuda::Error& e) {
+    fmt::print(stderr, "bfs_spmv: error: {}\n", e.what());
+    return e.is_input_error() ? kExitUsage : kExitFailure;
+  } catch (const std::bad_alloc&) {
+    fmt::print(stderr, "bfs_spmv: error: out of host memory\n");
+    return kExitFailure;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "bfs_spmv: error: {}\n", e.what());
+    return kExitFailure;
+  }
+}
