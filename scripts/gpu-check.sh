@@ -23,10 +23,10 @@ grep -E '\(Failed\)|\(Timeout\)|Exception' "$out/ctest.log" | head -20
 if [ "${1:-}" = sanitize ]; then
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   for tool in memcheck racecheck; do
-    "$cs" --tool "$tool" --error-exitcode 99 build-gpu/bin/test_cuda_backend > "$out/sanitizer-$tool-backend.log" 2>&1
+    timeout 240 "$cs" --tool "$tool" --error-exitcode 99 build-gpu/bin/test_cuda_backend > "$out/sanitizer-$tool-backend.log" 2>&1
     status "sanitizer $tool backend" "rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer-$tool-backend.log" | tail -1)"
   done
-  "$cs" --tool memcheck --error-exitcode 99 build-gpu/bin/test_bfs --gtest_filter='*cuda*:-*StarAndPath*' \
+  timeout 240 "$cs" --tool memcheck --error-exitcode 99 build-gpu/bin/test_bfs --gtest_filter='*SampleMatrices*cuda*' \
     > "$out/sanitizer-memcheck-bfs.log" 2>&1
   status "sanitizer memcheck bfs" "rc=$? $(grep -E 'ERROR SUMMARY' "$out/sanitizer-memcheck-bfs.log" | tail -1)"
 fi
