@@ -1,4 +1,5 @@
 // Raw host and device memory: allocation, copies and fills (detail/array.hpp).
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -38,15 +39,37 @@ void* allocate_bytes(std::size_t bytes, Backend where) {
     return p;
   }
 #if GBCUDA_HAVE_CUDA
+  // Stream-ordered allocations from the device's pool: freeing does not synchronise, and freed
+  // blocks are kept for reuse (a BFS level allocates a few small temporaries).
+  static const bool pool_ready = [] {
+    cudaMemPool_t pool;
+    int dev = 0;
+    if (cudaGetDevice(&dev) == cudaSuccess && cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess) {
+      std::uint64_t keep = UINT64_MAX;
+      cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+    }
+    cudaGetLastError();
+    return true;
+  }();
+  (void)pool_ready;
   void* p = nullptr;
-  cudaError_t e = cudaMalloc(&p, bytes);
+  cudaError_t e = cudaMallocAsync(&p, bytes, 0);
+  if (e == cudaErrorMemoryAllocation) {  // give cached blocks back to the driver, then try once more
+    cudaGetLastError();
+    cudaDeviceSynchronize();
+    cudaMemPool_t pool;
+    int dev = 0;
+    if (cudaGetDevice(&dev) == cudaSuccess && cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess)
+      cudaMemPoolTrimTo(pool, 0);
+    e = cudaMallocAsync(&p, bytes, 0);
+  }
   if (e == cudaErrorMemoryAllocation) {
-    cudaGetLastError();  // clear the sticky-free error state
+    cudaGetLastError();  // clear the error so later calls work
     DeviceMemoryInfo info = device_memory_info();
     throw Error(Status::OutOfMemory, "GPU out of memory: this step needs " + mib(bytes) + " more, " +
                                          mib(info.free_bytes) + " free of " + mib(info.total_bytes));
   }
-  check(e, "cudaMalloc");
+  check(e, "cudaMallocAsync");
   return p;
 #else
   no_cuda();
@@ -60,7 +83,7 @@ void free_bytes(void* p, Backend where) noexcept {
     return;
   }
 #if GBCUDA_HAVE_CUDA
-  cudaFree(p);
+  cudaFreeAsync(p, 0);
 #endif
 }
 
