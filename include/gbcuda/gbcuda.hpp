@@ -3,6 +3,7 @@
 #include "gbcuda/bfs.hpp"
 #include "gbcuda/context.hpp"
 #include "gbcuda/descriptor.hpp"
+#include "gbcuda/generators.hpp"
 #include "gbcuda/io.hpp"
 #include "gbcuda/matrix.hpp"
 #include "gbcuda/operations.hpp"

@@ -17,9 +17,10 @@ enum class FileFormat {
   Headerless,    // first line "rows cols nnz", then 1-based "i j [value]" triplets
   Rodinia,       // Rodinia BFS text: n, n lines "start degree", source, m, m lines "dest cost"
   EdgeList,      // "src dst [weight]" per line, 0-based; '#' or '%' comments; spaces, tabs or commas
+  Binary,        // gbcuda's binary CSR file (*.gbc, see write_binary_graph)
 };
 const char* to_string(FileFormat f);
-// "auto", "mtx", "headerless", "rodinia", "edgelist"; throws Error(InvalidValue) otherwise.
+// "auto", "mtx", "headerless", "rodinia", "edgelist", "gbc"; throws Error(InvalidValue) otherwise.
 FileFormat parse_format(const std::string& name);
 
 struct CooData {
@@ -41,7 +42,8 @@ struct ReadOptions {
   Index* rodinia_source = nullptr;
 };
 
-// Detects the format of a file from its first lines (and name). Throws when it cannot tell.
+// Detects the format of a file from its first lines (and name). A name ending in ".gbc" or a
+// file starting with the .gbc magic is Binary. Throws when it cannot tell.
 FileFormat detect_format(const std::string& path);
 
 // Reads coordinates from any supported format.
@@ -60,6 +62,21 @@ Matrix<T> matrix_from_coo(const CooData& coo);
 template <class T>
 void write_matrix_market(const std::string& path, const Matrix<T>& A);
 
+// Binary graph file (*.gbc): the CSR arrays as they lie in memory, so a large graph loads at disk
+// speed. Layout (little-endian): a 64-byte header -- magic "GBCUDA\0\1", uint32 version (1),
+// uint32 flags (bit 0: iso, no values section; bits 8-15: value type 1 bool, 2 int32, 3 int64,
+// 4 float, 5 double), int64 nrows, ncols, nvals, the iso value's bytes (8), 8 reserved zero
+// bytes, a 64-bit FNV-1a checksum of the 56 bytes before it -- then row_ptr (nrows+1 int64),
+// col_idx (nvals int32) and, unless iso, the values (nvals of the value type).
+// The writer makes the file whole or not at all (write_file_atomically). The reader checks the
+// header, the file size and the CSR structure (offsets, column range, sorted rows) and throws
+// Error(ParseError) naming the file and what is wrong; Error(IoError) when it cannot read.
+// Values of another type are converted to T (for bool: dropped, structure only).
+template <class T>
+void write_binary_graph(const std::string& path, const Matrix<T>& A);
+template <class T>
+Matrix<T> read_binary_graph(const std::string& path);
+
 // Writes a file through `fill`: into a temporary beside `path`, renamed over it on success, so a
 // failure leaves no half-written file. Throws Error(IoError) naming the path.
 void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& fill);
@@ -67,7 +84,9 @@ void write_file_atomically(const std::string& path, const std::function<void(std
 #define GBCUDA_EXTERN_IO(T)                                                         \
   extern template Matrix<T> read_matrix<T>(const std::string&, const ReadOptions&); \
   extern template Matrix<T> matrix_from_coo<T>(const CooData&);                     \
-  extern template void write_matrix_market<T>(const std::string&, const Matrix<T>&);
+  extern template void write_matrix_market<T>(const std::string&, const Matrix<T>&); \
+  extern template void write_binary_graph<T>(const std::string&, const Matrix<T>&);  \
+  extern template Matrix<T> read_binary_graph<T>(const std::string&);
 GBCUDA_FOR_EACH_TYPE(GBCUDA_EXTERN_IO)
 #undef GBCUDA_EXTERN_IO
 

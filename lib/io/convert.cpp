@@ -3,6 +3,7 @@
 #include <type_traits>
 
 #include "gbcuda/io.hpp"
+#include "io/binary.hpp"
 
 namespace gbcuda {
 
@@ -24,6 +25,8 @@ Matrix<T> matrix_from_coo(const CooData& coo) {
 
 template <class T>
 Matrix<T> read_matrix(const std::string& path, const ReadOptions& options) {
+  if (options.format == FileFormat::Binary || (options.format == FileFormat::Auto && io_detail::is_binary_graph(path)))
+    return read_binary_graph<T>(path);
   return matrix_from_coo<T>(read_coo(path, options));
 }
 

@@ -2,6 +2,7 @@
 #include <cctype>
 #include <string>
 
+#include "io/binary.hpp"
 #include "io/line_reader.hpp"
 
 namespace gbcuda {
@@ -13,17 +14,18 @@ const char* to_string(FileFormat f) {
     case FileFormat::Headerless: return "headerless";
     case FileFormat::Rodinia: return "rodinia";
     case FileFormat::EdgeList: return "edgelist";
+    case FileFormat::Binary: return "gbc";
   }
   return "?";
 }
 
 FileFormat parse_format(const std::string& name) {
   for (FileFormat f : {FileFormat::Auto, FileFormat::MatrixMarket, FileFormat::Headerless, FileFormat::Rodinia,
-                       FileFormat::EdgeList}) {
+                       FileFormat::EdgeList, FileFormat::Binary}) {
     if (name == to_string(f)) return f;
   }
   throw Error(Status::InvalidValue,
-              "unknown file format '" + name + "' (expected auto, mtx, headerless, rodinia or edgelist)");
+              "unknown file format '" + name + "' (expected auto, mtx, headerless, rodinia, edgelist or gbc)");
 }
 
 namespace io_detail {
@@ -144,11 +146,14 @@ FileFormat detect_format_of(const FileText& f) {
 }  // namespace io_detail
 
 FileFormat detect_format(const std::string& path) {
+  if (io_detail::is_binary_graph(path)) return FileFormat::Binary;  // before loading it as text
   const io_detail::FileText f = io_detail::FileText::load(path, ReadOptions::Progress::Never);
   return io_detail::detect_format_of(f);
 }
 
 CooData read_coo(const std::string& path, const ReadOptions& options) {
+  if (options.format == FileFormat::Binary || (options.format == FileFormat::Auto && io_detail::is_binary_graph(path)))
+    return io_detail::read_binary_coo(path);
   const io_detail::FileText f = io_detail::FileText::load(path, options.progress);
   const FileFormat format = options.format == FileFormat::Auto ? io_detail::detect_format_of(f) : options.format;
   CooData coo;
@@ -157,6 +162,7 @@ CooData read_coo(const std::string& path, const ReadOptions& options) {
     case FileFormat::Headerless: coo = io_detail::read_headerless(f); break;
     case FileFormat::Rodinia: coo = io_detail::read_rodinia(f, options.rodinia_source); break;
     case FileFormat::EdgeList: coo = io_detail::read_edge_list(f); break;
+    case FileFormat::Binary:  // handled above
     case FileFormat::Auto: break;
   }
   f.finish_progress();

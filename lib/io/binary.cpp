@@ -1,0 +1,322 @@
+// The binary graph file (*.gbc): a 64-byte header and the CSR arrays as they lie in memory.
+// The layout is documented at write_binary_graph in io.hpp. Reading is a handful of large
+// read() calls straight into the matrix's arrays, then one parallel pass that checks the CSR.
+#include "io/binary.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <ostream>
+#include <string>
+#include <type_traits>
+
+namespace gbcuda {
+namespace {
+
+constexpr char kMagic[8] = {'G', 'B', 'C', 'U', 'D', 'A', '\0', '\1'};
+constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kIsoFlag = 1;
+
+struct Header {
+  char magic[8];
+  std::uint32_t version;
+  std::uint32_t flags;  // bit 0 iso; bits 8-15 value type code
+  std::int64_t nrows;
+  std::int64_t ncols;
+  std::int64_t nvals;
+  std::uint64_t iso_bits;  // the iso value's bytes, zero padded
+  std::uint64_t reserved;
+  std::uint64_t checksum;  // FNV-1a of the bytes above
+};
+static_assert(sizeof(Header) == 64 && std::is_trivially_copyable_v<Header>);
+
+std::uint64_t fnv1a(const void* data, std::size_t n) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (std::size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ULL;
+  return h;
+}
+std::uint64_t header_checksum(const Header& h) { return fnv1a(&h, offsetof(Header, checksum)); }
+
+template <class T>
+constexpr std::uint32_t type_code() {
+  if constexpr (std::is_same_v<T, bool>) return 1;
+  else if constexpr (std::is_same_v<T, std::int32_t>) return 2;
+  else if constexpr (std::is_same_v<T, std::int64_t>) return 3;
+  else if constexpr (std::is_same_v<T, float>) return 4;
+  else {
+    static_assert(std::is_same_v<T, double>);
+    return 5;
+  }
+}
+std::size_t type_size(std::uint32_t code) {
+  switch (code) {
+    case 1: return 1;
+    case 2: return 4;
+    case 3: return 8;
+    case 4: return 4;
+    case 5: return 8;
+    default: return 0;
+  }
+}
+
+[[noreturn]] void corrupt(const std::string& path, const std::string& what) {
+  throw Error(Status::ParseError, path + ": " + what);
+}
+
+// An open file read with large read() calls.
+class InFile {
+ public:
+  explicit InFile(const std::string& path) : path_(path) {
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) throw Error(Status::IoError, "cannot open " + path + ": " + std::strerror(errno));
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0) {
+      const int e = errno;
+      ::close(fd_);
+      throw Error(Status::IoError, "cannot read " + path + ": " + std::strerror(e));
+    }
+    size_ = static_cast<std::uint64_t>(st.st_size);
+    ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
+  }
+  ~InFile() { ::close(fd_); }
+  InFile(const InFile&) = delete;
+  InFile& operator=(const InFile&) = delete;
+
+  std::uint64_t size() const { return size_; }
+  // Reads exactly `bytes` into `dst` (the file size was checked, so a short read means the file
+  // changed under us: reported as truncated).
+  void read(void* dst, std::size_t bytes, const char* what) {
+    auto* p = static_cast<char*>(dst);
+    while (bytes > 0) {
+      const std::size_t chunk = std::min<std::size_t>(bytes, std::size_t(1) << 30);
+      const ssize_t got = ::read(fd_, p, chunk);
+      if (got < 0) {
+        if (errno == EINTR) continue;
+        throw Error(Status::IoError, "cannot read " + path_ + ": " + std::strerror(errno));
+      }
+      if (got == 0) corrupt(path_, std::string("truncated file: it ends inside ") + what);
+      p += got;
+      bytes -= static_cast<std::size_t>(got);
+    }
+  }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  std::uint64_t size_ = 0;
+};
+
+// Checks the CSR arrays read from a file: offsets from 0 to nvals, never decreasing, columns in
+// range and strictly ascending within each row. Parallel; the first bad row is reported.
+void check_csr(const std::string& path, Index nrows, Index ncols, const Offset* rp, const Vid* col, Offset nvals) {
+  if (rp[0] != 0) corrupt(path, "corrupt data: row_ptr[0] is " + std::to_string(rp[0]) + ", not 0");
+  if (rp[nrows] != nvals)
+    corrupt(path, "corrupt data: row_ptr ends at " + std::to_string(rp[nrows]) + ", not at nvals " + std::to_string(nvals));
+  auto row_ok = [&](Index i) {
+    const Offset lo = rp[i], hi = rp[i + 1];
+    if (lo < 0 || hi < lo || hi > nvals) return false;
+    for (Offset p = lo; p < hi; ++p)
+      if (col[p] < 0 || col[p] >= ncols || (p > lo && col[p] <= col[p - 1])) return false;
+    return true;
+  };
+  Index first_bad = nrows;
+#pragma omp parallel for schedule(dynamic, 4096) reduction(min : first_bad)
+  for (Index i = 0; i < nrows; ++i)
+    if (i < first_bad && !row_ok(i)) first_bad = std::min(first_bad, i);
+  if (first_bad == nrows) return;
+  const Index i = first_bad;
+  const Offset lo = rp[i], hi = rp[i + 1];
+  if (lo < 0 || hi < lo || hi > nvals)
+    corrupt(path, "corrupt data: row_ptr decreases or leaves [0, nvals] at row " + std::to_string(i));
+  for (Offset p = lo; p < hi; ++p) {
+    if (col[p] < 0 || col[p] >= ncols)
+      corrupt(path, "corrupt data: column index " + std::to_string(col[p]) + " in row " + std::to_string(i) +
+                        " is outside [0, " + std::to_string(ncols) + ")");
+  }
+  corrupt(path, "corrupt data: row " + std::to_string(i) + " is not sorted or holds a duplicate column");
+}
+
+// Reads `n` values of the file's type U into an Array<T>.
+template <class T, class U>
+detail::Array<T> read_values_as(InFile& in, std::size_t n) {
+  detail::Array<T> out(n, Backend::Host);
+  if constexpr (std::is_same_v<T, U> && !std::is_same_v<T, bool>) {
+    in.read(out.data(), n * sizeof(T), "the values");
+  } else {
+    using Stored = std::conditional_t<std::is_same_v<U, bool>, std::uint8_t, U>;  // any byte is a valid bool
+    detail::Array<Stored> raw(n, Backend::Host);
+    in.read(raw.data(), n * sizeof(Stored), "the values");
+#pragma omp parallel for schedule(static) if (n > (std::size_t(1) << 16))
+    for (std::size_t k = 0; k < n; ++k) {
+      if constexpr (std::is_same_v<T, bool>) out[k] = raw[k] != 0;
+      else out[k] = static_cast<T>(raw[k]);
+    }
+  }
+  return out;
+}
+
+template <class T, class U>
+T iso_as(std::uint64_t bits) {
+  if constexpr (std::is_same_v<U, bool>) {
+    unsigned char byte;
+    std::memcpy(&byte, &bits, 1);
+    return static_cast<T>(byte != 0);
+  } else {
+    U u;
+    std::memcpy(&u, &bits, sizeof(U));
+    return static_cast<T>(u);
+  }
+}
+
+// Calls f(U{}) with the C++ type of a value type code.
+template <class F>
+decltype(auto) with_type(std::uint32_t code, F&& f) {
+  switch (code) {
+    case 1: return f(bool{});
+    case 2: return f(std::int32_t{});
+    case 3: return f(std::int64_t{});
+    case 4: return f(float{});
+    default: return f(double{});
+  }
+}
+
+}  // namespace
+
+template <class T>
+void write_binary_graph(const std::string& path, const Matrix<T>& A) {
+  const Csr<T>& c = A.csr(Backend::Host);
+  Header h{};
+  std::memcpy(h.magic, kMagic, sizeof kMagic);
+  h.version = kVersion;
+  h.flags = (c.is_iso() ? kIsoFlag : 0u) | (type_code<T>() << 8);
+  h.nrows = c.nrows;
+  h.ncols = c.ncols;
+  h.nvals = c.nvals();
+  std::memcpy(&h.iso_bits, &c.iso_value, sizeof(T));
+  h.checksum = header_checksum(h);
+  write_file_atomically(path, [&](std::ostream& os) {
+    os.write(reinterpret_cast<const char*>(&h), sizeof h);
+    // Large blocks straight from the arrays (a 0 x 0 matrix may have no row_ptr array at all).
+    auto block = [&](const void* p, std::size_t bytes) {
+      const auto* q = static_cast<const char*>(p);
+      for (std::size_t done = 0; done < bytes;) {
+        const std::size_t n = std::min<std::size_t>(bytes - done, std::size_t(1) << 30);
+        os.write(q + done, static_cast<std::streamsize>(n));
+        done += n;
+      }
+    };
+    if (c.row_ptr.size() == static_cast<std::size_t>(c.nrows) + 1) {
+      block(c.row_ptr.data(), c.row_ptr.bytes());
+    } else {
+      const Offset zero = 0;
+      for (Index i = 0; i <= c.nrows; ++i) os.write(reinterpret_cast<const char*>(&zero), sizeof zero);
+    }
+    block(c.col_idx.data(), c.col_idx.bytes());
+    if (!c.is_iso()) block(c.values.data(), c.values.bytes());
+  });
+}
+
+template <class T>
+Matrix<T> read_binary_graph(const std::string& path) {
+  InFile in(path);
+  Header h{};
+  const std::uint64_t size = in.size();
+  in.read(&h, static_cast<std::size_t>(std::min<std::uint64_t>(size, sizeof h)), "the header");
+  if (size < sizeof kMagic || std::memcmp(h.magic, kMagic, sizeof kMagic) != 0)
+    corrupt(path, "not a gbcuda binary graph (.gbc) file: bad magic (expected \"GBCUDA\\0\\1\" in the first 8 bytes)");
+  if (size < sizeof h)
+    corrupt(path, "truncated file: " + std::to_string(size) + " bytes, shorter than the " + std::to_string(sizeof h) +
+                      "-byte .gbc header");
+  if (h.checksum != header_checksum(h)) corrupt(path, "corrupt header: checksum mismatch");
+  if (h.version != kVersion)
+    corrupt(path, "unsupported .gbc version " + std::to_string(h.version) + " (this gbcuda reads version " +
+                      std::to_string(kVersion) + ")");
+  const std::uint32_t code = (h.flags >> 8) & 0xff;
+  const bool iso = (h.flags & kIsoFlag) != 0;
+  if (type_size(code) == 0) corrupt(path, "corrupt header: unknown value type code " + std::to_string(code));
+  constexpr Index kMaxDim = std::numeric_limits<Vid>::max();
+  if (h.nrows < 0 || h.ncols < 0 || h.nrows > kMaxDim || h.ncols > kMaxDim || h.nvals < 0 ||
+      h.nvals > (std::numeric_limits<std::int64_t>::max() / 16))
+    corrupt(path, "corrupt header: impossible sizes " + std::to_string(h.nrows) + " x " + std::to_string(h.ncols) + ", " +
+                      std::to_string(h.nvals) + " entries");
+  const std::uint64_t nvals = static_cast<std::uint64_t>(h.nvals);
+  const std::uint64_t expected = sizeof h + (static_cast<std::uint64_t>(h.nrows) + 1) * sizeof(Offset) +
+                                 nvals * sizeof(Vid) + (iso ? 0 : nvals * type_size(code));
+  if (size < expected)
+    corrupt(path, "truncated file: " + std::to_string(size) + " bytes, the header announces " + std::to_string(expected));
+  if (size > expected)
+    corrupt(path, std::to_string(size - expected) + " unexpected bytes after the data (" + std::to_string(expected) +
+                      " expected)");
+
+  Csr<T> c;
+  c.nrows = h.nrows;
+  c.ncols = h.ncols;
+  c.row_ptr = detail::Array<Offset>(static_cast<std::size_t>(h.nrows) + 1, Backend::Host);
+  c.col_idx = detail::Array<Vid>(static_cast<std::size_t>(nvals), Backend::Host);
+  in.read(c.row_ptr.data(), c.row_ptr.bytes(), "row_ptr");
+  in.read(c.col_idx.data(), c.col_idx.bytes(), "col_idx");
+  check_csr(path, c.nrows, c.ncols, c.row_ptr.data(), c.col_idx.data(), h.nvals);
+  with_type(code, [&](auto u) {
+    using U = decltype(u);
+    if (iso) {
+      c.iso_value = iso_as<T, U>(h.iso_bits);
+    } else if constexpr (std::is_same_v<T, bool> && !std::is_same_v<U, bool>) {
+      c.iso_value = true;  // bool matrices are structure only: other values are dropped
+    } else {
+      c.values = read_values_as<T, U>(in, static_cast<std::size_t>(nvals));
+    }
+  });
+  return Matrix<T>::from_valid_csr(std::move(c));
+}
+
+namespace io_detail {
+
+bool is_binary_graph(const std::string& path) {
+  if (path.size() >= 4 && path.compare(path.size() - 4, 4, ".gbc") == 0) return true;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char head[sizeof kMagic];
+  const ssize_t got = ::read(fd, head, sizeof head);
+  ::close(fd);
+  return got == static_cast<ssize_t>(sizeof head) && std::memcmp(head, kMagic, sizeof head) == 0;
+}
+
+CooData read_binary_coo(const std::string& path) {
+  const Matrix<double> A = read_binary_graph<double>(path);
+  const Csr<double>& c = A.csr(Backend::Host);
+  CooData coo;
+  coo.nrows = c.nrows;
+  coo.ncols = c.ncols;
+  coo.format = FileFormat::Binary;
+  coo.header = c.is_iso() ? "gbc pattern" : "gbc values";
+  coo.stored_entries = c.nvals();
+  coo.rows.resize(static_cast<std::size_t>(c.nvals()));
+  coo.cols.resize(static_cast<std::size_t>(c.nvals()));
+  if (!c.is_iso()) coo.values.assign(c.values.begin(), c.values.end());
+#pragma omp parallel for schedule(dynamic, 4096)
+  for (Index i = 0; i < c.nrows; ++i) {
+    for (Offset p = c.row_ptr[static_cast<std::size_t>(i)]; p < c.row_ptr[static_cast<std::size_t>(i) + 1]; ++p) {
+      coo.rows[static_cast<std::size_t>(p)] = i;
+      coo.cols[static_cast<std::size_t>(p)] = c.col_idx[static_cast<std::size_t>(p)];
+    }
+  }
+  return coo;
+}
+
+}  // namespace io_detail
+
+#define GBCUDA_INSTANTIATE_BINARY(T)                                                \
+  template void write_binary_graph<T>(const std::string&, const Matrix<T>&); \
+  template Matrix<T> read_binary_graph<T>(const std::string&);
+GBCUDA_FOR_EACH_TYPE(GBCUDA_INSTANTIATE_BINARY)
+#undef GBCUDA_INSTANTIATE_BINARY
+
+}  // namespace gbcuda

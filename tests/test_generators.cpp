@@ -1,0 +1,446 @@
+// Graph generators (kron, urand, grid, randout): sizes, structure, determinism, independence of
+// the thread count, host vs GPU, spec parsing; and the binary graph file (.gbc): round trips,
+// truncated / corrupt files, bad magic, the atomic writer.
+#include <gtest/gtest.h>
+#include <omp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "gbcuda/context.hpp"
+#include "gbcuda/generators.hpp"
+#include "gbcuda/io.hpp"
+#include "gbcuda/matrix.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using gbcuda::Backend;
+using gbcuda::Error;
+using gbcuda::FileFormat;
+using gbcuda::GraphSpec;
+using gbcuda::Index;
+using gbcuda::Matrix;
+using gbcuda::Offset;
+using gbcuda::Status;
+using gbcuda::Vid;
+
+struct Arrays {
+  Index nrows = 0, ncols = 0;
+  std::vector<Offset> row_ptr;
+  std::vector<Vid> col_idx;
+  bool operator==(const Arrays&) const = default;
+};
+
+template <class T>
+Arrays arrays(const Matrix<T>& m) {
+  const auto& c = m.csr(Backend::Host);
+  return {c.nrows, c.ncols, c.row_ptr.to_vector(), c.col_idx.to_vector()};
+}
+
+Matrix<bool> host(const std::string& spec, std::uint64_t seed = gbcuda::kDefaultGraphSeed) {
+  return gbcuda::generate_graph(spec, Backend::Host, seed);
+}
+
+// Rows strictly ascending (no duplicates), columns in range, and no i -> i when `no_loops`.
+void expect_clean(const Arrays& a, bool no_loops) {
+  ASSERT_EQ(a.row_ptr.size(), static_cast<std::size_t>(a.nrows) + 1);
+  ASSERT_EQ(a.row_ptr.front(), 0);
+  ASSERT_EQ(a.row_ptr.back(), static_cast<Offset>(a.col_idx.size()));
+  for (Index i = 0; i < a.nrows; ++i) {
+    for (Offset p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
+      ASSERT_GE(a.col_idx[p], 0);
+      ASSERT_LT(a.col_idx[p], a.ncols);
+      if (p > a.row_ptr[i]) {
+        ASSERT_LT(a.col_idx[p - 1], a.col_idx[p]) << "row " << i;
+      }
+      if (no_loops) {
+        ASSERT_NE(a.col_idx[p], i) << "self loop at " << i;
+      }
+    }
+  }
+}
+
+struct DegreeStats {
+  Index max = 0;
+  double mean = 0;
+};
+DegreeStats degrees(const Arrays& a) {
+  DegreeStats s;
+  for (Index i = 0; i < a.nrows; ++i) s.max = std::max<Index>(s.max, a.row_ptr[i + 1] - a.row_ptr[i]);
+  s.mean = static_cast<double>(a.col_idx.size()) / static_cast<double>(a.nrows);
+  return s;
+}
+
+// ---- spec parsing ----------------------------------------------------------------------------
+
+TEST(GraphSpecs, Parse) {
+  GraphSpec k = gbcuda::parse_graph_spec("kron:22:16");
+  EXPECT_EQ(k.kind, GraphSpec::Kind::Kron);
+  EXPECT_EQ(k.scale, 22);
+  EXPECT_EQ(k.edge_factor, 16);
+  EXPECT_EQ(k.vertices, Index(1) << 22);
+  EXPECT_EQ(k.edges_drawn(), Index(16) << 22);
+  EXPECT_EQ(k.text(), "kron:22:16");
+
+  GraphSpec g = gbcuda::parse_graph_spec("grid:2048:1024");
+  EXPECT_EQ(g.kind, GraphSpec::Kind::Grid);
+  EXPECT_EQ(g.width, 2048);
+  EXPECT_EQ(g.height, 1024);
+  EXPECT_EQ(g.vertices, 2048 * 1024);
+
+  GraphSpec r = gbcuda::parse_graph_spec("randout:1e8:4");
+  EXPECT_EQ(r.kind, GraphSpec::Kind::RandOut);
+  EXPECT_EQ(r.vertices, 100000000);
+  EXPECT_EQ(r.degree, 4);
+  EXPECT_EQ(r.text(), "randout:100000000:4");
+  EXPECT_EQ(gbcuda::parse_graph_spec("randout:100000000:4").vertices, 100000000);
+  EXPECT_EQ(gbcuda::parse_graph_spec("randout:2.5e3:4").vertices, 2500);
+  EXPECT_EQ(gbcuda::parse_graph_spec("urand:26:8").edges_drawn(), Index(8) << 26);
+}
+
+TEST(GraphSpecs, IsGraphSpec) {
+  for (const char* s : {"kron:22:16", "urand:1:1", "grid:3:3", "randout:10:2", "kron:"}) EXPECT_TRUE(gbcuda::is_graph_spec(s)) << s;
+  for (const char* s : {"graph.mtx", "kron.mtx", "./kron:22:16", "", "grid", "Kron:1:1"})
+    EXPECT_FALSE(gbcuda::is_graph_spec(s)) << s;
+}
+
+TEST(GraphSpecs, BadSpecs) {
+  for (const char* s : {"kron:", "kron:a:b", "grid:0:5", "grid:5:0", "urand:40:16", "kron:31:1", "kron:22",
+                        "kron:22:16:3", "foo:1:2", "randout:10:11", "randout:-5:2", "randout:0:1", "randout:1.5:1",
+                        "grid:70000:70000", "kron:0:16", "urand:10:0", "kron:22:1x", "randout:1e40:2", "grid::"}) {
+    try {
+      gbcuda::parse_graph_spec(s);
+      ADD_FAILURE() << s << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.status(), Status::InvalidValue) << s;
+      EXPECT_NE(std::string(e.what()).find(s), std::string::npos) << e.what();
+    }
+  }
+  try {
+    gbcuda::parse_graph_spec("urand:40:16");
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("32-bit"), std::string::npos) << e.what();
+  }
+}
+
+TEST(GraphSpecs, HandMadeSpecIsChecked) {
+  GraphSpec s;
+  s.kind = GraphSpec::Kind::Grid;
+  s.width = 0;
+  s.height = 3;
+  EXPECT_THROW(gbcuda::generate_graph(s, Backend::Host), Error);
+}
+
+// ---- the generators --------------------------------------------------------------------------
+
+TEST(Generators, Grid) {
+  for (auto [w, h] : {std::pair<Index, Index>{5, 3}, {1, 7}, {7, 1}, {1, 1}, {16, 16}}) {
+    const std::string spec = "grid:" + std::to_string(w) + ":" + std::to_string(h);
+    const Matrix<bool> m = host(spec);
+    const Arrays a = arrays(m);
+    EXPECT_EQ(a.nrows, w * h) << spec;
+    EXPECT_EQ(m.nvals(), 2 * (w - 1) * h + 2 * w * (h - 1)) << spec;
+    EXPECT_TRUE(m.is_iso());
+    expect_clean(a, true);
+    EXPECT_TRUE(m.is_symmetric_structure()) << spec;
+  }
+  // grid:5:3, vertex (x=2, y=1) = 7: up 2, left 6, right 8, down 12.
+  const Arrays a = arrays(host("grid:5:3"));
+  std::vector<Vid> row7(a.col_idx.begin() + a.row_ptr[7], a.col_idx.begin() + a.row_ptr[8]);
+  EXPECT_EQ(row7, (std::vector<Vid>{2, 6, 8, 12}));
+  std::vector<Vid> row0(a.col_idx.begin() + a.row_ptr[0], a.col_idx.begin() + a.row_ptr[1]);
+  EXPECT_EQ(row0, (std::vector<Vid>{1, 5}));
+}
+
+TEST(Generators, Urand) {
+  const Matrix<bool> m = host("urand:12:16");
+  const Arrays a = arrays(m);
+  EXPECT_EQ(a.nrows, 4096);
+  EXPECT_EQ(a.ncols, 4096);
+  EXPECT_LE(m.nvals(), 2 * 16 * 4096);
+  EXPECT_GE(m.nvals(), 2 * 16 * 4096 * 99 / 100);  // few duplicates or loops at this density
+  expect_clean(a, true);
+  EXPECT_TRUE(m.is_symmetric_structure());
+  const DegreeStats d = degrees(a);
+  EXPECT_NEAR(d.mean, 32.0, 1.0);
+  EXPECT_LT(static_cast<double>(d.max), 2.0 * d.mean) << "max degree " << d.max;  // Poisson-like
+}
+
+TEST(Generators, Kron) {
+  const Matrix<bool> m = host("kron:12:16");
+  const Arrays a = arrays(m);
+  EXPECT_EQ(a.nrows, 4096);
+  EXPECT_LT(m.nvals(), 2 * 16 * 4096);  // many duplicates in a Kronecker graph
+  EXPECT_GT(m.nvals(), 4 * 4096);
+  expect_clean(a, true);
+  EXPECT_TRUE(m.is_symmetric_structure());
+  const DegreeStats d = degrees(a);
+  EXPECT_GT(static_cast<double>(d.max), 20.0 * d.mean) << "max " << d.max << " mean " << d.mean;
+  // Isolated vertices are common; the permutation spreads the hubs (the hub is not vertex 0).
+  Index isolated = 0, hub = 0;
+  for (Index i = 0; i < a.nrows; ++i) {
+    if (a.row_ptr[i + 1] == a.row_ptr[i]) ++isolated;
+    if (a.row_ptr[i + 1] - a.row_ptr[i] == d.max) hub = i;
+  }
+  EXPECT_GT(isolated, 0);
+  EXPECT_NE(hub, 0);
+}
+
+TEST(Generators, TinyScales) {
+  for (const char* spec : {"kron:1:4", "urand:1:1", "kron:2:1", "urand:3:2"}) {
+    const Matrix<bool> m = host(spec);
+    expect_clean(arrays(m), true);
+    EXPECT_TRUE(m.is_symmetric_structure()) << spec;
+    EXPECT_LE(m.nvals(), m.nrows() * (m.nrows() - 1)) << spec;
+  }
+}
+
+TEST(Generators, RandOut) {
+  for (const char* spec : {"randout:1000:8", "randout:1e3:8", "randout:777:1", "randout:40:40"}) {
+    const GraphSpec s = gbcuda::parse_graph_spec(spec);
+    const Matrix<bool> m = host(spec);
+    const Arrays a = arrays(m);
+    EXPECT_EQ(a.nrows, s.vertices) << spec;
+    EXPECT_EQ(m.nvals(), s.vertices * s.degree) << spec;
+    for (Index i = 0; i < a.nrows; ++i) ASSERT_EQ(a.row_ptr[i + 1] - a.row_ptr[i], s.degree) << spec << " row " << i;
+    expect_clean(a, false);
+  }
+  EXPECT_EQ(arrays(host("randout:1000:8")), arrays(host("randout:1e3:8")));
+  // D = N: every row is every vertex.
+  const Arrays full = arrays(host("randout:40:40"));
+  for (Index i = 0; i < 40; ++i)
+    for (Index j = 0; j < 40; ++j) ASSERT_EQ(full.col_idx[i * 40 + j], j);
+  // Targets are spread over all vertices.
+  const Arrays a = arrays(host("randout:10000:4"));
+  std::vector<int> hit(10000, 0);
+  for (Vid c : a.col_idx) hit[c] = 1;
+  EXPECT_GT(std::count(hit.begin(), hit.end(), 1), 9000);
+}
+
+TEST(Generators, DeterministicForASeed) {
+  for (const char* spec : {"kron:10:8", "urand:10:8", "randout:500:6"}) {
+    EXPECT_EQ(arrays(host(spec, 7)), arrays(host(spec, 7))) << spec;
+    EXPECT_NE(arrays(host(spec, 7)), arrays(host(spec, 8))) << spec;
+    EXPECT_EQ(arrays(host(spec)), arrays(host(spec, gbcuda::kDefaultGraphSeed))) << spec;
+  }
+}
+
+TEST(Generators, IndependentOfThreadCount) {
+  const int threads = omp_get_max_threads();
+  for (const char* spec : {"kron:11:8", "urand:11:8", "randout:3000:5", "grid:33:17"}) {
+    omp_set_num_threads(1);
+    const Arrays one = arrays(host(spec, 3));
+    omp_set_num_threads(std::max(threads, 3));
+    const Arrays many = arrays(host(spec, 3));
+    omp_set_num_threads(threads);
+    EXPECT_EQ(one, many) << spec;
+  }
+}
+
+TEST(Generators, HostAndGpuIdentical) {
+  if (!gbcuda::cuda_available()) GTEST_SKIP() << "no CUDA device: host vs GPU comparison needs one";
+  for (const char* spec : {"kron:12:16", "urand:12:8", "grid:37:21", "randout:5000:8", "randout:64:64", "kron:1:4",
+                           "urand:1:1", "grid:1:1"}) {
+    for (std::uint64_t seed : {std::uint64_t{1}, gbcuda::kDefaultGraphSeed}) {
+      const Matrix<bool> g = gbcuda::generate_graph(spec, Backend::Cuda, seed);
+      EXPECT_EQ(g.csr(Backend::Cuda).where(), Backend::Cuda);
+      EXPECT_EQ(arrays(g), arrays(host(spec, seed))) << spec << " seed " << seed;
+    }
+  }
+}
+
+TEST(Generators, GpuOutOfMemoryIsReportedBeforehand) {
+  if (!gbcuda::cuda_available()) GTEST_SKIP() << "no CUDA device";
+  try {
+    gbcuda::generate_graph("urand:30:1000", Backend::Cuda);  // ~32 TB of keys
+    ADD_FAILURE() << "no throw";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), Status::OutOfMemory);
+    EXPECT_NE(std::string(e.what()).find("GiB free"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Generators, CudaWithoutGpu) {
+  if (gbcuda::cuda_available()) GTEST_SKIP() << "a GPU is present";
+  try {
+    gbcuda::generate_graph("grid:3:3", Backend::Cuda);
+    ADD_FAILURE() << "no throw";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), Status::NoDevice);
+  }
+}
+
+// ---- the binary graph file -------------------------------------------------------------------
+
+class BinaryFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string templ = (fs::temp_directory_path() / "gbcuda_test_gen_XXXXXX").string();
+    ASSERT_NE(::mkdtemp(templ.data()), nullptr);
+    dir_ = templ;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  std::vector<std::string> entries() const {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir_)) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+  template <class T>
+  static void expect_read_error(const std::string& file, Status status, const std::vector<std::string>& parts) {
+    try {
+      gbcuda::read_binary_graph<T>(file);
+      ADD_FAILURE() << "reading " << file << " did not throw";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.status(), status) << e.what();
+      for (const auto& p : parts) EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << "'" << p << "' not in: " << e.what();
+    }
+  }
+  static std::string bytes_of(const std::string& file) {
+    std::ifstream in(file, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  static void put(const std::string& file, const std::string& bytes) {
+    std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes;
+  }
+  fs::path dir_;
+};
+
+TEST_F(BinaryFile, RoundTripPattern) {
+  const Matrix<bool> m = host("kron:9:8");
+  const std::string f = path("kron.gbc");
+  gbcuda::write_binary_graph(f, m);
+  EXPECT_EQ(fs::file_size(f), 64 + (m.nrows() + 1) * 8 + m.nvals() * 4);
+  const Matrix<bool> r = gbcuda::read_binary_graph<bool>(f);
+  EXPECT_TRUE(r.is_iso());
+  EXPECT_EQ(arrays(r), arrays(m));
+  // Through the generic entry points, by name and by content.
+  EXPECT_EQ(gbcuda::detect_format(f), FileFormat::Binary);
+  EXPECT_EQ(arrays(gbcuda::read_matrix<bool>(f)), arrays(m));
+  const std::string renamed = path("kron.bin");
+  fs::copy_file(f, renamed);
+  EXPECT_EQ(gbcuda::detect_format(renamed), FileFormat::Binary);
+  EXPECT_EQ(arrays(gbcuda::read_matrix<bool>(renamed)), arrays(m));
+  gbcuda::ReadOptions o;
+  o.format = gbcuda::parse_format("gbc");
+  EXPECT_EQ(arrays(gbcuda::read_matrix<bool>(renamed, o)), arrays(m));
+  const gbcuda::CooData coo = gbcuda::read_coo(f);
+  EXPECT_EQ(coo.format, FileFormat::Binary);
+  EXPECT_EQ(static_cast<Index>(coo.rows.size()), m.nvals());
+  EXPECT_TRUE(coo.values.empty());
+  EXPECT_EQ(arrays(gbcuda::matrix_from_coo<bool>(coo)), arrays(m));
+}
+
+TEST_F(BinaryFile, RoundTripValues) {
+  const std::vector<Index> rows{0, 0, 1, 3, 3, 2};
+  const std::vector<Index> cols{1, 4, 0, 2, 3, 4};
+  const std::vector<double> vals{1.5, -2.0, 3.25, 1e300, 0.0, -7.125};
+  const Matrix<double> m = Matrix<double>::from_coo(4, 5, rows, cols, vals);
+  const std::string f = path("values.gbc");
+  gbcuda::write_binary_graph(f, m);
+  const Matrix<double> r = gbcuda::read_binary_graph<double>(f);
+  EXPECT_FALSE(r.is_iso());
+  EXPECT_EQ(r.nrows(), 4);
+  EXPECT_EQ(r.ncols(), 5);
+  EXPECT_EQ(arrays(r), arrays(m));
+  EXPECT_EQ(r.csr().values.to_vector(), m.csr().values.to_vector());
+  // Other value types convert; bool keeps the structure only.
+  const Matrix<float> rf = gbcuda::read_binary_graph<float>(f);
+  EXPECT_EQ(rf.csr().values.to_vector()[0], 1.5f);
+  const Matrix<bool> rb = gbcuda::read_binary_graph<bool>(f);
+  EXPECT_TRUE(rb.is_iso());
+  EXPECT_EQ(arrays(rb), arrays(m));
+  const gbcuda::CooData coo = gbcuda::read_coo(f);
+  ASSERT_EQ(coo.values.size(), 6u);
+  EXPECT_EQ(coo.values[0], 1.5);  // row 0 col 1
+
+  // int64 values and an empty matrix.
+  const std::vector<std::int64_t> ivals{1, -2, 3, std::int64_t(1) << 40, 5, 6};
+  const Matrix<std::int64_t> mi = Matrix<std::int64_t>::from_coo(4, 5, rows, cols, ivals);
+  gbcuda::write_binary_graph(path("int.gbc"), mi);
+  const Matrix<std::int64_t> ri = gbcuda::read_binary_graph<std::int64_t>(path("int.gbc"));
+  EXPECT_EQ(ri.csr().values.to_vector(), mi.csr().values.to_vector());
+  const Matrix<std::int32_t> empty;
+  gbcuda::write_binary_graph(path("empty.gbc"), empty);
+  const Matrix<std::int32_t> re = gbcuda::read_binary_graph<std::int32_t>(path("empty.gbc"));
+  EXPECT_EQ(re.nrows(), 0);
+  EXPECT_EQ(re.nvals(), 0);
+}
+
+TEST_F(BinaryFile, TruncatedFile) {
+  const std::string f = path("t.gbc");
+  gbcuda::write_binary_graph(f, host("grid:10:10"));
+  const std::string all = bytes_of(f);
+  put(f, all.substr(0, all.size() - 5));
+  expect_read_error<bool>(f, Status::ParseError, {f, "truncated"});
+  put(f, all.substr(0, 40));
+  expect_read_error<bool>(f, Status::ParseError, {f, "truncated", "header"});
+  put(f, all + "xyz");
+  expect_read_error<bool>(f, Status::ParseError, {f, "unexpected bytes"});
+}
+
+TEST_F(BinaryFile, BadMagicAndCorruption) {
+  const std::string f = path("bad.gbc");
+  put(f, "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 2\n");
+  expect_read_error<bool>(f, Status::ParseError, {f, "bad magic"});
+  EXPECT_THROW(gbcuda::read_matrix<bool>(f), Error);  // named .gbc: read as binary, not as text
+  put(f, "GB");
+  expect_read_error<bool>(f, Status::ParseError, {f, "bad magic"});
+
+  gbcuda::write_binary_graph(f, host("grid:4:4"));
+  const std::string good = bytes_of(f);
+  std::string s = good;
+  s[20] ^= 1;  // nrows: the header checksum catches it
+  put(f, s);
+  expect_read_error<bool>(f, Status::ParseError, {f, "checksum"});
+  s = good;
+  s[64 + 17 * 8 + 4 * 3] = 100;  // a column index out of range
+  put(f, s);
+  expect_read_error<bool>(f, Status::ParseError, {f, "corrupt data", "column index 100"});
+  s = good;
+  s[64 + 8 * 3] = 1;  // row_ptr[3] lowered below row_ptr[2]
+  put(f, s);
+  expect_read_error<bool>(f, Status::ParseError, {f, "corrupt data"});
+  expect_read_error<bool>(path("missing.gbc"), Status::IoError, {"missing.gbc"});
+}
+
+TEST_F(BinaryFile, AtomicWriteLeavesNothingOnFailure) {
+  const Matrix<bool> m = host("grid:8:8");
+  // The target is a directory: the rename fails, the temporary is removed.
+  fs::create_directory(path("taken.gbc"));
+  try {
+    gbcuda::write_binary_graph(path("taken.gbc"), m);
+    ADD_FAILURE() << "no throw";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), Status::IoError);
+    EXPECT_NE(std::string(e.what()).find("taken.gbc"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(entries(), std::vector<std::string>{"taken.gbc"});
+  EXPECT_TRUE(fs::is_directory(path("taken.gbc")));
+  // A missing directory.
+  EXPECT_THROW(gbcuda::write_binary_graph(path("no/such/dir.gbc"), m), Error);
+  EXPECT_EQ(entries(), std::vector<std::string>{"taken.gbc"});
+  // Overwriting a good file replaces it whole.
+  const std::string f = path("g.gbc");
+  gbcuda::write_binary_graph(f, host("grid:3:3"));
+  gbcuda::write_binary_graph(f, m);
+  EXPECT_EQ(arrays(gbcuda::read_binary_graph<bool>(f)), arrays(m));
+  EXPECT_EQ(entries(), (std::vector<std::string>{"g.gbc", "taken.gbc"}));
+}
+
+TEST(BinaryFormatName, ParseAndPrint) {
+  EXPECT_EQ(gbcuda::parse_format("gbc"), FileFormat::Binary);
+  EXPECT_STREQ(gbcuda::to_string(FileFormat::Binary), "gbc");
+}
+
+}  // namespace
