@@ -5,6 +5,7 @@
 // walks), out/in degrees, whether the structure is symmetric, and a copy in each backend's memory.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -63,8 +64,9 @@ class Matrix {
   static Matrix from_csr(Index nrows, Index ncols, std::vector<Offset> row_ptr, std::vector<Vid> col_idx,
                          std::vector<T> values = {}, DuplicatePolicy dup = DuplicatePolicy::Sum);
   // Adopt an already valid CSR (sorted rows, no duplicates) in any backend's memory, e.g. one
-  // built on the GPU by a generator. Not checked beyond sizes.
-  static Matrix from_valid_csr(Csr<T>&& csr);
+  // built on the GPU by a generator. Not checked beyond sizes. A caller that knows whether the
+  // structure is symmetric says so, which spares computing it (a transpose) later.
+  static Matrix from_valid_csr(Csr<T>&& csr, std::optional<bool> symmetric_structure = std::nullopt);
 
   Index nrows() const;
   Index ncols() const;

@@ -215,10 +215,11 @@ Matrix<T> Matrix<T>::from_csr(Index nrows, Index ncols, std::vector<Offset> row_
 }
 
 template <class T>
-Matrix<T> Matrix<T>::from_valid_csr(Csr<T>&& csr) {
+Matrix<T> Matrix<T>::from_valid_csr(Csr<T>&& csr, std::optional<bool> symmetric_structure) {
   Matrix<T> m;
   auto& s = *m.s_;
   s.host.reset();
+  s.symmetric = symmetric_structure;
   s.nrows = csr.nrows;
   s.ncols = csr.ncols;
   s.nvals = csr.nvals();
@@ -282,10 +283,25 @@ bool Matrix<T>::is_symmetric_structure() const {
   }
   bool sym = false;
   if (s_->nrows == s_->ncols) {
-    const Csr<T>& a = csr(Backend::Host);
-    const Csr<T>& t = transpose().csr(Backend::Host);
-    sym = std::equal(a.row_ptr.begin(), a.row_ptr.end(), t.row_ptr.begin()) &&
-          std::equal(a.col_idx.begin(), a.col_idx.end(), t.col_idx.begin());
+    // Compare A with A' where A lives: on the GPU when it has a copy, so a large graph built
+    // there is never downloaded for this.
+    bool on_device = false;
+    {
+      std::lock_guard lock(s_->mu);
+      on_device = s_->device.has_value();
+    }
+    const Backend where = on_device ? Backend::Cuda : Backend::Host;
+    const Csr<T>& a = csr(where);
+    const Csr<T>& t = transpose().csr(where);
+    if (where == Backend::Host) {
+      sym = std::equal(a.row_ptr.begin(), a.row_ptr.end(), t.row_ptr.begin()) &&
+            std::equal(a.col_idx.begin(), a.col_idx.end(), t.col_idx.begin());
+    } else {
+#if GBCUDA_HAVE_CUDA
+      sym = detail::cuda::device_bytes_equal(a.row_ptr.data(), t.row_ptr.data(), a.row_ptr.bytes()) &&
+            detail::cuda::device_bytes_equal(a.col_idx.data(), t.col_idx.data(), a.col_idx.bytes());
+#endif
+    }
   }
   std::lock_guard lock(s_->mu);
   s_->symmetric = sym;

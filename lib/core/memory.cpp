@@ -40,12 +40,14 @@ void* allocate_bytes(std::size_t bytes, Backend where) {
   }
 #if GBCUDA_HAVE_CUDA
   // Stream-ordered allocations from the device's pool: freeing does not synchronise, and freed
-  // blocks are kept for reuse (a BFS level allocates a few small temporaries).
+  // blocks are kept for reuse (a BFS level allocates a few small temporaries). Up to 1 GiB of
+  // freed memory stays cached; beyond that the pool hands it back at the next synchronisation,
+  // so a one-off large temporary (a transpose's sort buffers) does not stay reserved.
   static const bool pool_ready = [] {
     cudaMemPool_t pool;
     int dev = 0;
     if (cudaGetDevice(&dev) == cudaSuccess && cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess) {
-      std::uint64_t keep = UINT64_MAX;
+      std::uint64_t keep = std::uint64_t(1) << 30;
       cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
     }
     cudaGetLastError();

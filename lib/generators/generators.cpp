@@ -370,7 +370,10 @@ Matrix<bool> generate_graph(const GraphSpec& given, Backend where, std::uint64_t
     case GraphSpec::Kind::RandOut: c = randout_host(spec, seed); break;
   }
   gen::progress_done(spec, where);
-  return Matrix<bool>::from_valid_csr(std::move(c));
+  // kron, urand and grid are symmetric by construction; randout is a random directed graph.
+  const std::optional<bool> symmetric =
+      spec.kind == GraphSpec::Kind::RandOut ? std::nullopt : std::optional<bool>(true);
+  return Matrix<bool>::from_valid_csr(std::move(c), symmetric);
 }
 
 }  // namespace gbcuda

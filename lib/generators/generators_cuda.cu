@@ -214,7 +214,10 @@ Matrix<bool> generate_cuda(const GraphSpec& spec, std::uint64_t seed) {
     case GraphSpec::Kind::Grid: c = grid_cuda(spec); break;
     case GraphSpec::Kind::RandOut: c = randout_cuda(spec, seed); break;
   }
-  return Matrix<bool>::from_valid_csr(std::move(c));
+  // kron, urand and grid are symmetric by construction; randout is a random directed graph.
+  const std::optional<bool> symmetric =
+      spec.kind == GraphSpec::Kind::RandOut ? std::nullopt : std::optional<bool>(true);
+  return Matrix<bool>::from_valid_csr(std::move(c), symmetric);
 }
 
 }  // namespace gbcuda::gen

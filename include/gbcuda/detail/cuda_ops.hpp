@@ -30,6 +30,9 @@ void mask_bitmap(std::uint8_t* out, const VecView<M>& mask, bool structural);
 template <class T> void convert_form(VectorStore<T>& v, VectorForm to);
 template <class T> void sort_indices(VectorStore<T>& v);
 
+// True when two device buffers hold the same bytes (size a multiple of 4).
+bool device_bytes_equal(const void* a, const void* b, std::size_t bytes);
+
 // CSR transpose on the device (CUB radix sort by column; stable, so rows stay sorted).
 template <class T> Csr<T> transpose_csr(const Csr<T>& a);
 
