@@ -4,16 +4,18 @@
 #   JOBS=n             build jobs (default: all cores); TEST_JOBS=n ctest jobs (default 2)
 #   TEST_TIMEOUT=s     ctest's limit per test
 #   NO_DEPS=1          skip the Debian package check (e.g. on the GPU host after `source .gpu/setup.sh`)
+#   BENCH_ARGS="..."   extra bfs_bench flags for `make bench`, e.g. --kernels all --sources 4
 BUILD_DIR ?= build
 CMAKE_ARGS ?=
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 TEST_JOBS ?= 2
 TEST_TIMEOUT ?= 1800
 NO_DEPS ?=
+BENCH_ARGS ?=
 CLANG_FORMAT ?= clang-format
 FORMAT_DIRS := apps include lib tests
 
-.PHONY: all deps configure build run test format clean
+.PHONY: all deps configure build run test bench format clean
 
 all: build
 
@@ -36,6 +38,11 @@ run: build
 
 test: build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j$(TEST_JOBS) --timeout $(TEST_TIMEOUT)
+
+# The standard BFS suite (kron, urand, grid, randout) on the GPU with the baselines: the table on
+# stdout, every number in $(BUILD_DIR)/bench.json (plot: scripts/plot_performance.py).
+bench: build
+	$(BUILD_DIR)/bin/bfs_bench --preset standard --json $(BUILD_DIR)/bench.json $(BENCH_ARGS)
 
 format:
 	find $(FORMAT_DIRS) -type f \( -name '*.hpp' -o -name '*.cpp' -o -name '*.cu' -o -name '*.cuh' \) \

@@ -18,6 +18,7 @@
 
 #include "gbcuda/bfs.hpp"
 #include "gbcuda/context.hpp"
+#include "gbcuda/generators.hpp"
 #include "gbcuda/io.hpp"
 #include "gbcuda/matrix.hpp"
 #include "gbcuda/types.hpp"
@@ -41,11 +42,13 @@ struct Options {
   bool source_given = false;
   std::string device = "auto";
   std::string direction = "auto";
+  std::string kernel = "auto";
   std::string format = "auto";
   bool transpose = false;
   bool symmetrize = false;
   std::string levels_file;
   std::string parents_file;
+  std::string save_file;
   int repeat = 1;
   bool validate = false;
   bool json = false;
@@ -83,6 +86,14 @@ std::string bundled_matrix() {
   std::string msg = fmt::format("no FILE given and the bundled matrix is missing (looked for {}", in_tree.string());
   if (!installed.empty()) msg += fmt::format(" and {}", installed.lexically_normal().string());
   throw UsageError{msg + "); pass a matrix file"};
+}
+
+// `--kernel list`: every kernel the library offers, one line each.
+void print_kernel_list() {
+  std::size_t width = 0;
+  for (const gbcuda::BfsKernelInfo& k : gbcuda::bfs_kernels()) width = std::max(width, std::string(k.name).size());
+  for (const gbcuda::BfsKernelInfo& k : gbcuda::bfs_kernels())
+    fmt::print("{:<{}}  {:<6}  {}\n", k.name, width, k.cuda_only ? "(CUDA)" : "", k.description);
 }
 
 double median(std::vector<double> v) {
@@ -123,7 +134,9 @@ void build_cli(CLI::App& app, Options& o) {
   app.description(
       "Breadth-first search over a sparse matrix: every stored entry A(i,j) is an edge i -> j (row -> column),\n"
       "values are ignored. Runs one untimed warm-up BFS, then --repeat timed ones, and reports the median.");
-  app.add_option("FILE", o.file, "Graph file (default: the bundled matrix delaunay_n10.mtx, 1024 vertices)")
+  app.add_option("FILE", o.file,
+                 "Graph file, or a generator spec such as kron:16:16 or grid:100:100 (see below; default: the\n"
+                 "bundled matrix delaunay_n10.mtx, 1024 vertices)")
       ->type_name("");
   app.add_option("--source", o.source, "Source vertex, 0-based (default 0; for a Rodinia file, the source it names)")
       ->type_name("N");
@@ -135,9 +148,13 @@ void build_cli(CLI::App& app, Options& o) {
                  "push (top-down), pull (bottom-up), or auto: chosen per level from the frontier (default auto)")
       ->type_name("auto|push|pull")
       ->check(CLI::IsMember({"auto", "push", "pull"}).description(""));
+  app.add_option("--kernel", o.kernel,
+                 "Implementation of each level: auto (chosen per level), or one forced for every level;\n"
+                 "'--kernel list' prints the names with one line each (default auto)")
+      ->type_name("NAME|list");
   app.add_option("--format", o.format, "Input format (default auto: detected from the content and the name)")
-      ->type_name("auto|mtx|headerless|rodinia|edgelist")
-      ->check(CLI::IsMember({"auto", "mtx", "headerless", "rodinia", "edgelist"}).description(""));
+      ->type_name("auto|mtx|headerless|rodinia|edgelist|gbc")
+      ->check(CLI::IsMember({"auto", "mtx", "headerless", "rodinia", "edgelist", "gbc"}).description(""));
   auto* transpose = app.add_flag("--transpose", o.transpose, "Search the transpose: edges j -> i");
   auto* symmetrize = app.add_flag("--symmetrize", o.symmetrize, "Search A + A' (every edge in both directions)");
   transpose->excludes(symmetrize);
@@ -147,6 +164,10 @@ void build_cli(CLI::App& app, Options& o) {
   app.add_option("--parents", o.parents_file,
                  "Write each vertex's BFS parent to FILE, one per line (source: itself, -1: unreachable)")
       ->type_name("FILE");
+  app.add_option("--save", o.save_file,
+                 "Write the graph searched (after --transpose/--symmetrize) to FILE in the binary .gbc format\n"
+                 "before the BFS; reading FILE later skips parsing or generating")
+      ->type_name("FILE.gbc");
   app.add_option("--repeat", o.repeat, "Timed BFS runs (1 to 1000000) after one warm-up; median reported (default 1)")
       ->type_name("N")
       ->check(CLI::Range(1, 1000000).description(""));
@@ -154,7 +175,7 @@ void build_cli(CLI::App& app, Options& o) {
                "Check the levels and parents against the graph (Graph500 rules); exit 1 if invalid");
   app.add_flag("--json", o.json, "Print one JSON object on stdout instead of the text summary");
   app.add_flag("--verbose", o.verbose,
-               "Progress and one line per BFS level (frontier, edges, direction, time) on stderr");
+               "Progress and one line per BFS level (frontier, edges, direction, kernel, time) on stderr");
   app.set_version_flag("--version", fmt::format("bfs_spmv (gbcuda {}; CUDA backend: {})", GBCUDA_VERSION_STRING,
                                                 GBCUDA_HAVE_CUDA ? "yes" : "no, built with GBCUDA_CUDA=OFF"));
   app.footer(
@@ -164,7 +185,18 @@ void build_cli(CLI::App& app, Options& o) {
       "  headerless  first line \"rows cols nnz\", then 1-based \"i j [value]\" lines\n"
       "  rodinia     Rodinia BFS text: n, n lines \"start degree\", source, m, m lines \"dest cost\"; 0-based\n"
       "  edgelist    \"src dst [weight]\" per line, 0-based; '#' or '%' comments; spaces, tabs or commas\n"
-      "  auto        detect from the first lines (and the name, for *.rodinia.txt)\n"
+      "  gbc         gbcuda's binary CSR file (as written by --save); loads at disk speed\n"
+      "  auto        detect from the first lines (and the name, for *.rodinia.txt and *.gbc)\n"
+      "\n"
+      "Generated graphs (given instead of FILE; --format does not apply):\n"
+      "  kron:S:E     Graph500 Kronecker, 2^S vertices, E*2^S edges drawn, symmetrized\n"
+      "  urand:S:K    2^S vertices, K*2^S uniformly random edges, symmetrized\n"
+      "  grid:W:H     W x H 2-D grid, 4 neighbours, both directions; vertex (x, y) is y*W + x\n"
+      "  randout:N:D  N vertices, each with D distinct random out-edges (directed)\n"
+      "  Numbers may use an exponent (kron:20:16, randout:1e6:8). A file named like a spec: ./kron:1:2\n"
+      "\n"
+      "Kernels (--kernel; '--kernel list' describes each): auto, pull-spmv and push-spmspv run on either\n"
+      "device; the others (CUDA) need --device cuda or auto with a GPU.\n"
       "\n"
       "Output: a text summary on stdout (vertices, stored entries, vertices reached, levels, device,\n"
       "time per BFS, GTEPS), or one JSON object with --json. Progress and errors go to stderr.\n"
@@ -174,30 +206,45 @@ void build_cli(CLI::App& app, Options& o) {
       "--levels and --parents files are written whole or not at all, only when the run succeeds.\n"
       "\n"
       "Exit codes: 0 success; 2 usage or input error (bad option, unreadable or malformed file, empty or\n"
-      "non-square matrix, source out of range, --device cuda without a usable GPU); 1 anything else\n"
-      "(validation failure, out of memory, internal error).\n"
+      "non-square matrix, source out of range, --device cuda without a usable GPU, unknown --kernel, a CUDA\n"
+      "kernel on the host); 1 anything else (validation failure, out of memory, internal error).\n"
       "\n"
       "Examples:\n"
       "  bfs_spmv                                   # the bundled matrix, source 0\n"
       "  bfs_spmv graph.mtx --source 5 --repeat 10  # median of 10 timed runs\n"
       "  bfs_spmv graph.mtx --device host --validate --levels levels.txt --parents parents.txt\n"
-      "  bfs_spmv graph.txt --format edgelist --symmetrize --json");
+      "  bfs_spmv graph.txt --format edgelist --symmetrize --json\n"
+      "  bfs_spmv kron:20:16 --save kron20.gbc      # generate, keep a binary copy, search\n"
+      "  bfs_spmv matrices/bcsstk13.mtx --kernel queue-warp --verbose");
 }
 
 int run(const Options& o, bool file_given) {
+  const gbcuda::BfsKernel kernel = gbcuda::parse_bfs_kernel(o.kernel);  // before any loading
   std::string file = o.file;
   if (!file_given) {
     file = bundled_matrix();
     fmt::print(stderr, "bfs_spmv: no FILE given; using the bundled matrix {}\n", file);
   }
   const gbcuda::Direction direction = parse_direction(o.direction);
+  const gbcuda::Backend backend = gbcuda::resolve_device(gbcuda::parse_device(o.device));
+  const std::string device_desc = gbcuda::backend_description(backend);
 
-  gbcuda::ReadOptions ropt;
-  ropt.format = gbcuda::parse_format(o.format);
   gbcuda::Index rodinia_source = -1;
-  ropt.rodinia_source = &rodinia_source;
-  if (o.verbose) fmt::print(stderr, "bfs_spmv: reading {}\n", file);
-  gbcuda::Matrix<bool> A = gbcuda::read_matrix<bool>(file, ropt);
+  gbcuda::Matrix<bool> A;
+  const bool generated = file_given && gbcuda::is_graph_spec(file);
+  if (generated) {
+    if (o.format != "auto")
+      throw UsageError{fmt::format("--format {} does not apply to the generated graph {}", o.format, file)};
+    const gbcuda::GraphSpec spec = gbcuda::parse_graph_spec(file);
+    if (o.verbose) fmt::print(stderr, "bfs_spmv: generating {} on {}\n", spec.text(), gbcuda::to_string(backend));
+    A = gbcuda::generate_graph(spec, backend);
+  } else {
+    gbcuda::ReadOptions ropt;
+    ropt.format = gbcuda::parse_format(o.format);
+    ropt.rodinia_source = &rodinia_source;
+    if (o.verbose) fmt::print(stderr, "bfs_spmv: reading {}\n", file);
+    A = gbcuda::read_matrix<bool>(file, ropt);
+  }
   if (o.transpose) {
     const gbcuda::Matrix<bool> At = A.transpose();  // shares the cached transpose's storage
     A = At;
@@ -210,6 +257,10 @@ int run(const Options& o, bool file_given) {
         fmt::format("the matrix is {} x {}; BFS needs a square matrix (vertices x vertices)", A.nrows(), A.ncols())};
   if (n == 0) throw UsageError{fmt::format("the matrix in {} is empty (0 x 0): no vertices to search", file)};
   if (o.verbose) fmt::print(stderr, "bfs_spmv: {} vertices, {} stored entries\n", n, A.nvals());
+  if (!o.save_file.empty()) {
+    gbcuda::write_binary_graph(o.save_file, A);
+    if (o.verbose) fmt::print(stderr, "bfs_spmv: saved the graph to {}\n", o.save_file);
+  }
 
   gbcuda::Index source = 0;
   if (o.source_given) source = o.source;
@@ -217,12 +268,10 @@ int run(const Options& o, bool file_given) {
   if (source < 0 || source >= n)
     throw UsageError{fmt::format("source {} is out of range: the graph has {} vertices (0..{})", source, n, n - 1)};
 
-  const gbcuda::Backend backend = gbcuda::resolve_device(gbcuda::parse_device(o.device));
-  const std::string device_desc = gbcuda::backend_description(backend);
-
   gbcuda::BfsOptions bopt;
   bopt.device = backend == gbcuda::Backend::Cuda ? gbcuda::Device::Cuda : gbcuda::Device::Host;
   bopt.direction = direction;
+  bopt.kernel = kernel;
   bopt.compute_parents = o.validate || !o.parents_file.empty();
   bopt.collect_stats = o.verbose;  // per-level stats cost a sync per level; only when shown
 
@@ -242,8 +291,9 @@ int run(const Options& o, bool file_given) {
 
   if (o.verbose) {
     for (const gbcuda::BfsLevelStats& s : result.levels)
-      fmt::print(stderr, "level {:>4}: frontier {:>10}, edges examined {:>12}, {}, {:.6f} s\n", s.level,
-                 s.frontier_size, s.edges_examined, direction_name(s.direction), s.seconds);
+      fmt::print(stderr, "level {:>4}: frontier {:>10}, edges examined {:>12}, {}, {}, {:.6f} s\n", s.level,
+                 s.frontier_size, s.edges_examined, direction_name(s.direction), gbcuda::to_string(s.kernel),
+                 s.seconds);
   }
 
   bool validated = false;
@@ -280,6 +330,7 @@ int run(const Options& o, bool file_given) {
     j["device"] = device_desc;
     j["backend"] = gbcuda::to_string(result.backend);
     j["direction"] = direction_name(direction);
+    j["kernel"] = gbcuda::to_string(kernel);
     j["repeat"] = o.repeat;
     j["seconds_median"] = t_median;
     j["seconds_min"] = t_min;
@@ -293,13 +344,14 @@ int run(const Options& o, bool file_given) {
     std::string how;
     if (o.transpose) how = " (transposed)";
     if (o.symmetrize) how = " (symmetrized)";
-    fmt::print("file:       {}{}\n", file, file_given ? "" : " (bundled)");
+    fmt::print("file:       {}{}\n", file, generated ? " (generated)" : file_given ? "" : " (bundled)");
     fmt::print("graph:      {} vertices, {} stored entries (directed){}\n", n, A.nvals(), how);
     fmt::print("source:     {}\n", source);
     fmt::print("reached:    {} vertices in {} levels (level 0 = the source)\n", result.vertices_reached,
                result.num_levels);
     fmt::print("device:     {} [{}]\n", device_desc, gbcuda::to_string(result.backend));
     fmt::print("direction:  {}\n", direction_name(direction));
+    fmt::print("kernel:     {}\n", gbcuda::to_string(kernel));
     fmt::print("time:       {:.6f} s per BFS (median of {}, min {:.6f} s)\n", t_median, o.repeat, t_min);
     if (have_gteps) fmt::print("GTEPS:      {:.4f} ({} edges / median time)\n", gteps, result.edges_traversed);
     else fmt::print("GTEPS:      n/a (time below the timer's resolution; {} edges)\n", result.edges_traversed);
@@ -326,6 +378,10 @@ int main(int argc, char** argv) {
   }
   o.source_given = app.count("--source") > 0;
   const bool file_given = app.count("FILE") > 0;
+  if (o.kernel == "list") {
+    print_kernel_list();
+    return kExitOk;
+  }
 
   try {
     return run(o, file_given);

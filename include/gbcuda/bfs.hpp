@@ -9,8 +9,45 @@
 
 namespace gbcuda {
 
+// Which implementation of the per-level masked product runs the search.
+//   Auto          the per-level policy (bfs.cpp: choose_kernel) picks among the ones below
+//   PullSpmv      the algebra: vxm with a bitmap frontier, gather over A' with early exit
+//   PushSpmspv    the algebra: vxm with a sparse frontier, scatter along A's rows
+//   QueueWarp     CUDA: push with per-warp queues in shared memory merged into a block queue
+//   QueueBlock    CUDA: push with one shared-memory queue per block
+//   QueueGlobal   CUDA: push appending to the global queue with one atomic per vertex
+//   SingleBlock   CUDA: one block runs many narrow levels in one launch
+//   Rodinia, VertexTopDown, VertexBottomUp, EdgeCoo, BlockPerVertex: CUDA baselines
+//                 (lib/baselines/), kept for comparison, not on the fast path
+enum class BfsKernel {
+  Auto,
+  PullSpmv,
+  PushSpmspv,
+  QueueWarp,
+  QueueBlock,
+  QueueGlobal,
+  SingleBlock,
+  Rodinia,
+  VertexTopDown,
+  VertexBottomUp,
+  EdgeCoo,
+  BlockPerVertex,
+};
+struct BfsKernelInfo {
+  BfsKernel kernel;
+  const char* name;         // the CLI name, e.g. "queue-warp"
+  const char* description;  // one line
+  bool cuda_only;
+};
+// Every kernel with its CLI name and a one-line description, in a fixed order.
+const std::vector<BfsKernelInfo>& bfs_kernels();
+const char* to_string(BfsKernel k);
+// Parses a CLI name ("auto", "pull-spmv", ...); throws Error(InvalidValue) listing the names.
+BfsKernel parse_bfs_kernel(const std::string& name);
+
 struct BfsOptions {
   Device device = Device::Auto;
+  BfsKernel kernel = BfsKernel::Auto;
   Direction direction = Direction::Auto;  // Auto: switch push/pull per level (see bfs.cpp)
   bool compute_parents = false;
   bool collect_stats = true;  // per-level statistics (costs a device sync per level)
@@ -25,6 +62,7 @@ struct BfsLevelStats {
   Index frontier_size = 0;      // vertices in the frontier expanded at this step
   Index edges_examined = 0;     // push: out-edges of the frontier; pull: upper bound, in-edges of unvisited
   Direction direction = Direction::Push;
+  BfsKernel kernel = BfsKernel::PushSpmspv;  // the implementation that ran this level
   double seconds = 0.0;
 };
 

@@ -12,9 +12,49 @@
 #include <chrono>
 #include <string>
 
+#include "algorithms/kernel_policy.hpp"
 #include "gbcuda/operations.hpp"
+#if GBCUDA_HAVE_CUDA
+#include "baselines/baselines.hpp"
+#include "cuda/frontier/frontier_bfs.hpp"
+#endif
 
 namespace gbcuda {
+
+const std::vector<BfsKernelInfo>& bfs_kernels() {
+  static const std::vector<BfsKernelInfo> table = {
+      {BfsKernel::Auto, "auto", "choose per level: the algebra on the host; on CUDA the frontier kernels by the calibrated cost model", false},
+      {BfsKernel::PullSpmv, "pull-spmv", "every level a pull: masked SpMV over A' with a bitmap frontier and early exit (the algebra)", false},
+      {BfsKernel::PushSpmspv, "push-spmspv", "every level a push: masked SpMSpV along A's rows from a sparse frontier (the algebra)", false},
+      {BfsKernel::QueueWarp, "queue-warp", "push with per-warp shared-memory queues merged into block queues, one global atomic per block", true},
+      {BfsKernel::QueueBlock, "queue-block", "push with one shared-memory queue per block, one global atomic per block", true},
+      {BfsKernel::QueueGlobal, "queue-global", "push appending each new vertex to the global queue with its own atomic", true},
+      {BfsKernel::SingleBlock, "single-block", "one block runs many narrow levels per launch; hands over to block queues when full", true},
+      {BfsKernel::Rodinia, "rodinia", "baseline: Rodinia two-kernel BFS (frontier/updating masks, host-polled flag)", true},
+      {BfsKernel::VertexTopDown, "vertex-topdown", "baseline: one thread per vertex, top-down", true},
+      {BfsKernel::VertexBottomUp, "vertex-bottomup", "baseline: one thread per vertex, bottom-up", true},
+      {BfsKernel::EdgeCoo, "edge-coo", "baseline: one thread per edge (COO), every edge every level", true},
+      {BfsKernel::BlockPerVertex, "block-per-vertex", "baseline: one block per frontier vertex, threads over its edges", true},
+  };
+  return table;
+}
+
+const char* to_string(BfsKernel k) {
+  for (const auto& info : bfs_kernels())
+    if (info.kernel == k) return info.name;
+  return "unknown";
+}
+
+BfsKernel parse_bfs_kernel(const std::string& name) {
+  std::string names;
+  for (const auto& info : bfs_kernels()) {
+    if (name == info.name) return info.kernel;
+    names += names.empty() ? "" : ", ";
+    names += info.name;
+  }
+  throw Error(Status::InvalidValue, "unknown kernel '" + name + "' (expected one of: " + names + ")");
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -100,7 +140,8 @@ void level_loop(const Matrix<T>& A, Index source, const BfsOptions& o, Backend b
     }
     if (o.collect_stats) {
       detail::synchronize(b);
-      r.levels.push_back({d, previous_size, examined, dir, seconds_since(tl)});
+      r.levels.push_back({d, previous_size, examined, dir,
+                          dir == Direction::Pull ? BfsKernel::PullSpmv : BfsKernel::PushSpmspv, seconds_since(tl)});
     }
     if (frontier_size == 0) break;
   }
@@ -125,12 +166,63 @@ BfsResult bfs(const Matrix<T>& A, Index source, const BfsOptions& options) {
   BfsResult r;
   r.source = source;
   r.backend = resolve_device(options.device);
-  // Move the graph (and its transpose, which pull walks) to the backend before timing starts.
-  A.csr(r.backend);
-  if (options.direction != Direction::Push) A.transpose().csr(r.backend);
-
-  if (options.compute_parents) level_loop<T, std::int64_t>(A, source, options, r.backend, r, AnySecondI<std::int64_t>{});
-  else level_loop<T, bool>(A, source, options, r.backend, r, AnyPair<bool>{});
+  BfsKernel kernel = options.kernel;
+  const bool cuda_only = [&] {
+    for (const auto& info : bfs_kernels())
+      if (info.kernel == kernel) return info.cuda_only;
+    return false;
+  }();
+  if (cuda_only && r.backend != Backend::Cuda)
+    throw Error(Status::InvalidValue, std::string("kernel '") + to_string(kernel) + "' runs only on the CUDA backend");
+  // The algebra path: the level loop below, one vxm per level.
+  const bool algebra = kernel == BfsKernel::PullSpmv || kernel == BfsKernel::PushSpmspv ||
+                       (kernel == BfsKernel::Auto && r.backend == Backend::Host);
+  if (algebra) {
+    BfsOptions o = options;
+    if (kernel == BfsKernel::PullSpmv) o.direction = Direction::Pull;
+    if (kernel == BfsKernel::PushSpmspv) o.direction = Direction::Push;
+    // Move the graph (and its transpose, which pull walks) to the backend before timing starts.
+    A.csr(r.backend);
+    if (o.direction != Direction::Push) A.transpose().csr(r.backend);
+    if (o.compute_parents) level_loop<T, std::int64_t>(A, source, o, r.backend, r, AnySecondI<std::int64_t>{});
+    else level_loop<T, bool>(A, source, o, r.backend, r, AnyPair<bool>{});
+  } else {
+#if GBCUDA_HAVE_CUDA
+    // The frontier engine or a baseline, with the graph resident on the GPU.
+    const Csr<T>& out = A.csr(Backend::Cuda);
+    detail::cuda::frontier::DeviceGraph g;
+    g.n = A.nrows();
+    g.nnz = A.nvals();
+    g.out_ptr = out.row_ptr.data();
+    g.out_idx = out.col_idx.data();
+    const bool needs_in = kernel == BfsKernel::VertexBottomUp ||
+                          (kernel == BfsKernel::Auto && options.direction != Direction::Push);
+    if (needs_in) {
+      const Csr<T>& in = A.is_symmetric_structure() ? out : A.transpose().csr(Backend::Cuda);
+      g.in_ptr = in.row_ptr.data();
+      g.in_idx = in.col_idx.data();
+    }
+    namespace bl = detail::cuda::baselines;
+    const bool p = options.compute_parents, st = options.collect_stats;
+    switch (kernel) {
+      case BfsKernel::Rodinia: bl::rodinia(g, source, p, st, r); break;
+      case BfsKernel::VertexTopDown: bl::vertex_top_down(g, source, p, st, r); break;
+      case BfsKernel::VertexBottomUp: bl::vertex_bottom_up(g, source, p, st, r); break;
+      case BfsKernel::EdgeCoo: bl::edge_coo(g, source, p, st, r); break;
+      case BfsKernel::BlockPerVertex: bl::block_per_vertex(g, source, p, st, r); break;
+      default: {
+        detail::KernelPolicy policy = detail::cuda::frontier::calibrated_policy();
+        policy.forced = kernel;
+        // Push only: frontier_edges > unexplored / 0 = infinity never holds, so pull is never chosen.
+        if (kernel == BfsKernel::Auto && options.direction == Direction::Push) policy.alpha = 0.0;
+        if (kernel == BfsKernel::Auto && options.direction == Direction::Pull) policy.forced = BfsKernel::PullSpmv;
+        detail::cuda::frontier::run_bfs(g, source, p, policy, detail::cuda::frontier::Capacities{}, st, r);
+      }
+    }
+#else
+    throw Error(Status::NoDevice, "this copy of gbcuda was built without the CUDA backend");
+#endif
+  }
 
   std::int32_t max_level = 0;
   for (auto l : r.level) max_level = std::max(max_level, l);

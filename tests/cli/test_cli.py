@@ -16,11 +16,15 @@ import tempfile
 import time
 
 OPTIONS = ["--source", "--device", "--direction", "--format", "--transpose", "--symmetrize", "--levels",
-           "--parents", "--repeat", "--validate", "--json", "--verbose", "--help"]
-JSON_KEYS = ["file", "vertices", "entries", "source", "reached", "levels", "device", "backend", "direction",
+           "--parents", "--repeat", "--validate", "--json", "--verbose", "--help", "--kernel", "--save"]
+JSON_KEYS = ["file", "vertices", "entries", "source", "reached", "levels", "device", "backend", "direction", "kernel",
              "repeat", "seconds_median", "seconds_min", "gteps", "edges_traversed", "edges_counted_as",
              "validated", "level_sizes"]
 RUN_TIMEOUT = 120  # seconds for one bfs_spmv run
+# Every --kernel name (gbcuda::bfs_kernels()); the first three also run on the host.
+KERNELS = ["auto", "pull-spmv", "push-spmspv", "queue-warp", "queue-block", "queue-global", "single-block",
+           "rodinia", "vertex-topdown", "vertex-bottomup", "edge-coo", "block-per-vertex"]
+HOST_KERNELS = KERNELS[:3]
 
 
 class Checker:
@@ -269,7 +273,8 @@ def test_help_and_defaults(c, tmp, matrices, gpu):
     c.check(rc == 0, "--help exits 0", f"exit {rc}; {err}")
     missing = [o for o in OPTIONS if o not in out]
     c.check(not missing, "--help mentions every option", f"missing {missing}")
-    words = ["auto", "cuda", "host", "push", "pull", "mtx", "headerless", "rodinia", "edgelist", "Exit codes"]
+    words = ["auto", "cuda", "host", "push", "pull", "mtx", "headerless", "rodinia", "edgelist", "gbc", "kron:",
+             "grid:", "Exit codes"]
     missing = [w for w in words if w not in out]
     c.check(not missing, "--help names devices, directions, formats and exit codes", f"missing {missing}")
 
@@ -390,6 +395,139 @@ def test_transforms(c, tmp, matrices):
         c.check(read_column(lv) == [0, 1, 2, 3, -1], "edge list: levels", str(read_column(lv)))
 
 
+def run_and_check(c, tmp, tag, path, args, exp, arcs=None):
+    """Runs bfs_spmv on `path` with --levels, --parents (files in tmp), --validate and --json; checks the
+    answer against `exp` and the parents. Returns the JSON result (or None)."""
+    lv, pa = os.path.join(tmp, "rc.levels"), os.path.join(tmp, "rc.parents")
+    for f in (lv, pa):
+        if os.path.exists(f):
+            os.remove(f)
+    res = c.expect_exit(tag, [path, *args, "--levels", lv, "--parents", pa, "--validate", "--json"], 0,
+                        stdout_json=True)
+    if isinstance(res, dict) and c.check(os.path.isfile(lv) and os.path.isfile(pa), f"{tag}: output files written"):
+        levels = read_column(lv)
+        check_answer(c, tag, res, levels, exp)
+        c.check(res.get("validated") is True, f"{tag}: validated")
+        check_parents(c, tag, levels, read_column(pa), res.get("source", 0), arcs)
+    return res
+
+
+def test_kernels(c, tmp, matrices, expected, gpu):
+    karate = os.path.join(matrices, "karate.mtx")
+
+    rc, out, err = c.run(["--kernel", "list"])
+    c.check(rc == 0, "--kernel list: exit 0", f"exit {rc}; {err.strip()[-300:]}")
+    lines = [ln for ln in out.splitlines() if ln.strip()]
+    names = [ln.split()[0] for ln in lines]
+    c.check(names == KERNELS, "--kernel list: every kernel, one per line, in order", f"got {names}")
+    cuda_marked = [ln.split()[0] for ln in lines if "(CUDA)" in ln]
+    c.check(cuda_marked == [k for k in KERNELS if k not in HOST_KERNELS], "--kernel list: marks the CUDA-only kernels",
+            f"got {cuda_marked}")
+    c.check(all(len(ln.split()) >= 3 for ln in lines), "--kernel list: each line has a description", out[:600])
+
+    rc, out, err = c.run([karate, "--kernel", "no-such-kernel"])
+    c.check(rc == 2 and out.strip() == "", "bad --kernel: exit 2, nothing on stdout", f"exit {rc}; {out[:200]}")
+    c.check("bfs_spmv: error:" in err and all(k in err for k in KERNELS), "bad --kernel: the error lists the kernels",
+            err.strip()[-600:])
+    rc, out, err = c.run([karate, "--kernel", "queue-warp", "--device", "host"])
+    c.check(rc == 2 and out.strip() == "", "CUDA-only kernel with --device host: exit 2", f"exit {rc}; {err.strip()}")
+    c.check("bfs_spmv: error:" in err and "CUDA" in err, "CUDA-only kernel with --device host: says it needs CUDA",
+            err.strip())
+    c.expect_exit("CUDA-only baseline with --device host", [karate, "--kernel", "rodinia", "--device", "host"], 2)
+
+    res = c.expect_exit("--kernel in JSON", [karate, "--kernel", "pull-spmv", "--device", "host", "--json"], 0,
+                        stdout_json=True)
+    if isinstance(res, dict):
+        c.check(res.get("kernel") == "pull-spmv", "--json: kernel is the one asked for", str(res.get("kernel")))
+    rc, out, err = c.run([karate, "--kernel", "push-spmspv", "--device", "host", "--verbose"])
+    per_level = [ln for ln in err.splitlines() if re.match(r"^level\s+\d+:", ln)]
+    c.check(rc == 0 and per_level and all("push-spmspv" in ln for ln in per_level),
+            "--verbose: each level line names the kernel", "\n".join(per_level[:3]) or err[-400:])
+
+    # The algebra kernels on the host, every sample.
+    arcs_cache = {}
+    for name, exp in expected.items():
+        path = os.path.join(matrices, name)
+        if not os.path.isfile(path):
+            continue
+        arcs_cache[name] = read_arcs(path)
+        for k in HOST_KERNELS:
+            run_and_check(c, tmp, f"{name} --kernel {k} --device host", path, ["--kernel", k, "--device", "host"], exp,
+                          arcs_cache[name])
+
+    # Every kernel on the GPU, every sample.
+    if not (gpu and built_with_cuda(c)):
+        print("test_cli: skipping the GPU kernels (" + ("no GPU" if not gpu else "built without CUDA") + ")",
+              flush=True)
+        return
+    for name, exp in expected.items():
+        path = os.path.join(matrices, name)
+        if not os.path.isfile(path):
+            continue
+        for k in KERNELS:
+            res = run_and_check(c, tmp, f"{name} --kernel {k} --device cuda", path, ["--kernel", k, "--device", "cuda"],
+                                exp, arcs_cache.get(name))
+            if isinstance(res, dict):
+                c.check(res.get("backend") == "cuda" and res.get("kernel") == k,
+                        f"{name} --kernel {k} --device cuda: ran on cuda with that kernel",
+                        f"{res.get('backend')} / {res.get('kernel')}")
+        rc, _, err = c.run([path, "--kernel", "rodinia", "--device", "cuda", "--verbose"])
+        per_level = [ln for ln in err.splitlines() if re.match(r"^level\s+\d+:", ln)]
+        c.check(rc == 0 and per_level and all("rodinia" in ln for ln in per_level),
+                f"{name} --kernel rodinia --verbose: each level line names the kernel", err[-400:])
+
+
+def test_generated_and_save(c, tmp, matrices, gpu):
+    lv = os.path.join(tmp, "g.levels")
+    devices = ["host"] + (["cuda"] if gpu and built_with_cuda(c) else [])
+    grid = {"levels": 19, "reached": 100, "sizes": list(range(1, 11)) + list(range(9, 0, -1)), "first": None,
+            "last": None}
+    for device in devices:
+        res = run_and_check(c, tmp, f"grid:10:10 --device {device}", "grid:10:10", ["--device", device], grid)
+        if isinstance(res, dict):
+            c.check(res.get("file") == "grid:10:10" and res.get("vertices") == 100 and res.get("entries") == 360,
+                    f"grid:10:10 --device {device}: 100 vertices, 360 entries",
+                    f"{res.get('file')} {res.get('vertices')} {res.get('entries')}")
+        res = c.expect_exit(f"kron:10:8 --device {device} --validate", ["kron:10:8", "--device", device, "--validate",
+                                                                      "--json"], 0, stdout_json=True)
+        if isinstance(res, dict):
+            c.check(res.get("validated") is True and res.get("vertices") == 1024 and res.get("reached", 0) > 1,
+                    f"kron:10:8 --device {device}: 1024 vertices, validated", json.dumps(res)[:300])
+    c.expect_exit("bad generator spec", ["kron:abc:8"], 2)
+    c.expect_exit("generator spec with --format", ["grid:4:4", "--format", "mtx"], 2)
+
+    # --save writes the graph searched; reading it back gives the same answers.
+    cases = [(os.path.join(matrices, "west0067.mtx"), [], "west.gbc"),
+             (os.path.join(matrices, "west0067.mtx"), ["--transpose"], "west_t.gbc"),
+             (os.path.join(matrices, "graph4096.rodinia.txt"), ["--source", "0"], "g4096.gbc"),
+             ("grid:10:10", [], "grid.gbc"),
+             ("kron:10:8", [], "kron.gbc")]
+    for src, extra, out_name in cases:
+        if not src.count(":") and not os.path.isfile(src):
+            c.check(False, f"{src}: sample present")
+            continue
+        gbc = os.path.join(tmp, out_name)
+        tag = f"{os.path.basename(src)} {' '.join(extra)} --save"
+        first = c.expect_exit(tag, [src, *extra, "--device", "host", "--save", gbc, "--levels",
+                                    lv, "--json"], 0, stdout_json=True)
+        if not isinstance(first, dict) or not c.check(os.path.isfile(gbc), f"{tag}: the .gbc file is written"):
+            continue
+        levels_first = read_column(lv)
+        for fmt_args in ([], ["--format", "gbc"]):
+            again = c.expect_exit(f"{tag}, read back {' '.join(fmt_args)}", [gbc, *fmt_args, "--device", "host",
+                                                                               "--levels", lv,
+                                                                               "--validate", "--json"], 0,
+                                  stdout_json=True)
+            if isinstance(again, dict):
+                same = all(again.get(k) == first.get(k) for k in ("vertices", "entries", "reached", "levels",
+                                                                   "level_sizes"))
+                c.check(same and read_column(lv) == levels_first,
+                        f"{tag}: the .gbc gives the same answers {' '.join(fmt_args)}",
+                        f"{json.dumps(again)[:300]} vs {json.dumps(first)[:300]}")
+    bad_dir = os.path.join(tmp, "no-such-dir", "x.gbc")
+    c.expect_exit("--save into a missing folder", [os.path.join(matrices, "karate.mtx"), "--save", bad_dir], 2)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bin", required=True, help="folder holding bfs_spmv")
@@ -412,6 +550,8 @@ def main():
             test(c, tmp, args.matrices, gpu)
         test_samples(c, tmp, args.matrices, expected)
         test_transforms(c, tmp, args.matrices)
+        test_kernels(c, tmp, args.matrices, expected, gpu)
+        test_generated_and_save(c, tmp, args.matrices, gpu)
     print(f"test_cli: {time.monotonic() - start:.1f} s")
     print(f"{c.passed} passed, {c.failed} failed")
     return 1 if c.failed else 0

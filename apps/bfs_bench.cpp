@@ -1,0 +1,1020 @@
+// bfs_bench: breadth-first search benchmark. Runs BFS kernels x graphs x sources, beside three
+// baselines in the same run (the Rodinia two-kernel kernel, the gbcuda host backend and a
+// SuiteSparse:GraphBLAS BFS on the CPU), checks every answer, and prints a table (and JSON).
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <ctime>
+#include <exception>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <new>
+#include <optional>
+#include <ostream>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "gbcuda/bfs.hpp"
+#include "gbcuda/context.hpp"
+#include "gbcuda/generators.hpp"
+#include "gbcuda/io.hpp"
+#include "gbcuda/matrix.hpp"
+#include "gbcuda/types.hpp"
+
+#if GBCUDA_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+// Debian's GraphBLAS.h (7.4) has no extern "C" guard and polymorphic C11 macros: only the typed
+// functions are called below.
+extern "C" {
+#if __has_include(<suitesparse/GraphBLAS.h>)
+#include <suitesparse/GraphBLAS.h>
+#else
+#include <GraphBLAS.h>
+#endif
+}
+
+namespace {
+
+using gbcuda::Index;
+using Json = nlohmann::ordered_json;
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* kEdgesCountedAs = "edges = stored directed entries in the rows of reached vertices";
+constexpr const char* kTooLarge = "skipped (too large for the CPU baselines in this run)";
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+
+// The standard suite, and a quick version of it for tests.
+const std::vector<std::string> kPresetStandard = {"kron:22:16",         "urand:22:16",       "grid:2048:2048",
+                                                  "urand:26:8",         "randout:1000000:8", "randout:100000000:4",
+                                                  "randout:100000000:8"};
+const std::vector<std::string> kPresetSmall = {"kron:16:16", "urand:16:16", "grid:256:256", "randout:100000:8"};
+
+// An input problem found by the CLI itself (exit 2), as opposed to one the library reports.
+struct UsageError {
+  std::string message;
+};
+
+struct Options {
+  std::vector<std::string> graphs;
+  std::string kernels;  // empty: the default list for the device
+  int sources = 0;      // random sources beside the highest-degree vertex
+  std::uint64_t seed = 1;
+  int repeat = 10;
+  int warmup = 2;
+  std::string device = "auto";
+  std::string json_file;
+  std::string preset;
+  bool no_graphblas = false;
+  bool no_host = false;
+  Index host_max_entries = 200000000;
+  double timeout_per_case = 20.0;
+};
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Peak device memory of one case: the high-water mark of the CUDA default memory pool (which
+// every gbcuda device allocation comes from), reset before the timed runs. The pool's mark
+// includes whatever is resident then (the graph, a cached transpose); should the graph not
+// live in the pool, its bytes are added.
+class DevicePeak {
+ public:
+  explicit DevicePeak(bool enabled) : enabled_(enabled) {}
+
+  void reset() {
+#if GBCUDA_HAVE_CUDA
+    if (!enabled_) return;
+    ok_ = false;
+    int dev = 0;
+    if (cudaDeviceSynchronize() != cudaSuccess || cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetDefaultMemPool(&pool_, dev) != cudaSuccess) {
+      cudaGetLastError();
+      return;
+    }
+    std::uint64_t zero = 0;  // resets the high-water marks to the current values
+    if (cudaMemPoolSetAttribute(pool_, cudaMemPoolAttrUsedMemHigh, &zero) != cudaSuccess ||
+        cudaMemPoolSetAttribute(pool_, cudaMemPoolAttrReservedMemHigh, &zero) != cudaSuccess ||
+        cudaMemPoolGetAttribute(pool_, cudaMemPoolAttrUsedMemCurrent, &used_at_reset_) != cudaSuccess) {
+      cudaGetLastError();
+      return;
+    }
+    ok_ = true;
+#endif
+  }
+
+  // Bytes at the highest point since reset(), or nothing when unknown (no GPU, query failed).
+  std::optional<std::uint64_t> peak(std::uint64_t graph_device_bytes) {
+#if GBCUDA_HAVE_CUDA
+    if (!enabled_ || !ok_) return std::nullopt;
+    std::uint64_t used_high = 0;
+    if (cudaDeviceSynchronize() != cudaSuccess ||
+        cudaMemPoolGetAttribute(pool_, cudaMemPoolAttrUsedMemHigh, &used_high) != cudaSuccess) {
+      cudaGetLastError();
+      return std::nullopt;
+    }
+    const std::uint64_t outside = graph_device_bytes > used_at_reset_ ? graph_device_bytes - used_at_reset_ : 0;
+    return used_high + outside;
+#else
+    (void)graph_device_bytes;
+    return std::nullopt;
+#endif
+  }
+
+ private:
+  bool enabled_ = false;
+  bool ok_ = false;
+#if GBCUDA_HAVE_CUDA
+  cudaMemPool_t pool_{};
+  std::uint64_t used_at_reset_ = 0;
+#endif
+};
+
+// Device name, driver and runtime versions for the JSON header (what is known).
+Json device_info(gbcuda::Backend backend) {
+  Json j;
+  j["backend"] = gbcuda::to_string(backend);
+  j["name"] = gbcuda::backend_description(backend);
+  j["host"] = gbcuda::backend_description(gbcuda::Backend::Host);
+  j["cuda_backend_built"] = static_cast<bool>(GBCUDA_HAVE_CUDA);
+#if GBCUDA_HAVE_CUDA
+  if (backend == gbcuda::Backend::Cuda) {
+    int driver = 0, runtime = 0, dev = 0;
+    auto version = [](int v) { return fmt::format("{}.{}", v / 1000, (v % 1000) / 10); };
+    if (cudaDriverGetVersion(&driver) == cudaSuccess) j["cuda_driver_version"] = version(driver);
+    if (cudaRuntimeGetVersion(&runtime) == cudaSuccess) j["cuda_runtime_version"] = version(runtime);
+    cudaDeviceProp prop{};
+    if (cudaGetDevice(&dev) == cudaSuccess && cudaGetDeviceProperties(&prop, dev) == cudaSuccess) {
+      j["multiprocessors"] = prop.multiProcessorCount;
+      j["l2_cache_bytes"] = prop.l2CacheSize;
+      j["compute_capability"] = fmt::format("{}.{}", prop.major, prop.minor);
+    }
+    cudaGetLastError();
+    const gbcuda::DeviceMemoryInfo mem = gbcuda::device_memory_info();
+    j["memory_total_bytes"] = mem.total_bytes;
+  }
+#endif
+  return j;
+}
+
+// ---------------------------------------------------------------------------------------------
+// SuiteSparse:GraphBLAS: the CPU baseline.
+
+void grb_check(GrB_Info info, const char* what) {
+  if (info != GrB_SUCCESS && info != GrB_NO_VALUE)
+    throw std::runtime_error(fmt::format("GraphBLAS call {} failed (GrB_Info {})", what, static_cast<int>(info)));
+}
+
+int cpu_cores() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+class GraphBlas {
+ public:
+  GraphBlas() = default;
+  GraphBlas(const GraphBlas&) = delete;
+  GraphBlas& operator=(const GraphBlas&) = delete;
+  ~GraphBlas() {
+    if (initialized_) GrB_finalize();
+  }
+  void ensure_initialized() {
+    if (initialized_) return;
+    grb_check(GrB_init(GrB_NONBLOCKING), "GrB_init");
+    initialized_ = true;
+    grb_check(GxB_Global_Option_set_INT32(GxB_GLOBAL_NTHREADS, cpu_cores()), "GxB_Global_Option_set(NTHREADS)");
+  }
+  static std::string description() {
+    return fmt::format("SuiteSparse:GraphBLAS {}.{}.{} (host, {} threads)", GxB_IMPLEMENTATION_MAJOR,
+                       GxB_IMPLEMENTATION_MINOR, GxB_IMPLEMENTATION_SUB, cpu_cores());
+  }
+
+ private:
+  bool initialized_ = false;
+};
+
+struct GrbMatrix {
+  GrB_Matrix m = nullptr;
+  GrbMatrix() = default;
+  GrbMatrix(const GrbMatrix&) = delete;
+  GrbMatrix& operator=(const GrbMatrix&) = delete;
+  ~GrbMatrix() {
+    if (m) GrB_Matrix_free(&m);
+  }
+};
+struct GrbVector {
+  GrB_Vector v = nullptr;
+  GrbVector() = default;
+  GrbVector(const GrbVector&) = delete;
+  GrbVector& operator=(const GrbVector&) = delete;
+  ~GrbVector() {
+    if (v) GrB_Vector_free(&v);
+  }
+};
+
+// The graph's pattern as an iso by-row GraphBLAS matrix (GraphBLAS takes the arrays over).
+void build_graphblas_matrix(const gbcuda::Matrix<bool>& A, GrbMatrix& out) {
+  const gbcuda::Csr<bool>& a = A.csr(gbcuda::Backend::Host);
+  const std::size_t n = static_cast<std::size_t>(a.nrows), nnz = static_cast<std::size_t>(a.nvals());
+  auto* ap = static_cast<GrB_Index*>(std::malloc((n + 1) * sizeof(GrB_Index)));
+  auto* aj = static_cast<GrB_Index*>(std::malloc(std::max<std::size_t>(nnz, 1) * sizeof(GrB_Index)));
+  auto* ax = static_cast<bool*>(std::malloc(sizeof(bool)));
+  if (!ap || !aj || !ax) {
+    std::free(ap);
+    std::free(aj);
+    std::free(ax);
+    throw std::bad_alloc();
+  }
+#pragma omp parallel for schedule(static)
+  for (std::size_t i = 0; i <= n; ++i) ap[i] = static_cast<GrB_Index>(a.row_ptr[i]);
+#pragma omp parallel for schedule(static)
+  for (std::size_t p = 0; p < nnz; ++p) aj[p] = static_cast<GrB_Index>(a.col_idx[p]);
+  *ax = true;
+  void* axv = ax;
+  const GrB_Info info = GxB_Matrix_import_CSR(&out.m, GrB_BOOL, n, n, &ap, &aj, &axv, (n + 1) * sizeof(GrB_Index),
+                                              std::max<std::size_t>(nnz, 1) * sizeof(GrB_Index), sizeof(bool),
+                                              /*iso=*/true, /*jumbled=*/false, nullptr);
+  if (info != GrB_SUCCESS) {  // on failure the arrays are still ours
+    std::free(ap);
+    std::free(aj);
+    std::free(axv);
+  }
+  grb_check(info, "GxB_Matrix_import_CSR");
+  grb_check(GrB_Matrix_wait(out.m, GrB_MATERIALIZE), "GrB_Matrix_wait");
+}
+
+struct GrbRun {
+  double seconds = 0;
+  std::vector<std::int32_t> level;  // filled when asked
+};
+
+// LAGraph-style level BFS: q<!level, replace, structural> = q * A over ANY_PAIR, then
+// level<q, structural> = depth. Only the level loop is timed.
+GrbRun graphblas_bfs(const GrbMatrix& A, Index n, Index source, bool want_levels) {
+  const GrB_Index nn = static_cast<GrB_Index>(n);
+  GrbVector q, level;
+  grb_check(GrB_Vector_new(&q.v, GrB_BOOL, nn), "GrB_Vector_new(q)");
+  grb_check(GrB_Vector_new(&level.v, GrB_INT32, nn), "GrB_Vector_new(level)");
+  grb_check(GrB_Vector_setElement_BOOL(q.v, true, static_cast<GrB_Index>(source)), "GrB_Vector_setElement(q)");
+  grb_check(GrB_Vector_setElement_INT32(level.v, 0, static_cast<GrB_Index>(source)), "GrB_Vector_setElement(level)");
+  grb_check(GrB_Vector_wait(q.v, GrB_MATERIALIZE), "GrB_Vector_wait(q)");
+  grb_check(GrB_Vector_wait(level.v, GrB_MATERIALIZE), "GrB_Vector_wait(level)");
+
+  const Clock::time_point t0 = Clock::now();
+  for (std::int32_t depth = 1;; ++depth) {
+    grb_check(GrB_vxm(q.v, level.v, nullptr, GxB_ANY_PAIR_BOOL, q.v, A.m, GrB_DESC_RSC), "GrB_vxm");
+    GrB_Index nq = 0;
+    grb_check(GrB_Vector_nvals(&nq, q.v), "GrB_Vector_nvals");
+    if (nq == 0) break;
+    grb_check(GrB_Vector_assign_INT32(level.v, q.v, nullptr, depth, GrB_ALL, nn, GrB_DESC_S), "GrB_Vector_assign");
+  }
+  grb_check(GrB_Vector_wait(level.v, GrB_MATERIALIZE), "GrB_Vector_wait(level)");
+  GrbRun run;
+  run.seconds = seconds_since(t0);
+
+  if (want_levels) {
+    GrB_Index nv = 0;
+    grb_check(GrB_Vector_nvals(&nv, level.v), "GrB_Vector_nvals(level)");
+    std::vector<GrB_Index> idx(nv + 1);
+    std::vector<std::int32_t> val(nv + 1);
+    grb_check(GrB_Vector_extractTuples_INT32(idx.data(), val.data(), &nv, level.v), "GrB_Vector_extractTuples");
+    run.level.assign(static_cast<std::size_t>(n), -1);
+    for (GrB_Index k = 0; k < nv; ++k) run.level[idx[k]] = val[k];
+  }
+  return run;
+}
+
+// ---------------------------------------------------------------------------------------------
+// One row of the results.
+
+enum class RowStatus { Ok, Failed, Error, Skipped };
+
+struct Row {
+  std::string graph;
+  Index vertices = 0;
+  Index entries = 0;
+  std::string name;  // kernel name, "host" or "graphblas"
+  std::string kind;  // "kernel", "host-backend" or "graphblas"
+  Index source = 0;
+  std::string source_kind;  // "max-degree" or "random"
+  int levels = 0;
+  Index reached = 0;
+  Index edges_traversed = 0;
+  std::vector<double> seconds;  // every timed run
+  int runs_planned = 0;
+  int warmup_runs = 0;
+  std::optional<std::uint64_t> peak_device_bytes;
+  std::string device;
+  RowStatus status = RowStatus::Ok;
+  std::string note;  // why FAILED / error / skipped, or a remark (runs cut short, validated)
+  bool validated = false;
+  std::string compared_with;  // the row whose levels this one had to equal
+
+  bool has_times() const { return !seconds.empty(); }
+  double t_median() const { return median(seconds); }
+  double t_min() const { return *std::min_element(seconds.begin(), seconds.end()); }
+  std::optional<double> gteps() const {
+    if (!has_times() || t_median() <= 0) return std::nullopt;
+    return static_cast<double>(edges_traversed) / t_median() / 1e9;
+  }
+};
+
+const char* status_word(RowStatus s) {
+  switch (s) {
+    case RowStatus::Ok: return "ok";
+    case RowStatus::Failed: return "FAILED";
+    case RowStatus::Error: return "ERROR";
+    case RowStatus::Skipped: return "skipped";
+  }
+  return "?";
+}
+
+// Repeats `once(keep_answer)` (returning the run's seconds): warm-up, then timed, stopping early
+// once the case has used its time budget (at least one timed run). `before_timed` runs between.
+template <class Once, class Between>
+void time_runs(Row& row, int warmup, int repeat, double budget_s, Once&& once, Between&& before_timed) {
+  const Clock::time_point t0 = Clock::now();
+  row.runs_planned = repeat;
+  for (int i = 0; i < warmup; ++i) {
+    once(false);
+    ++row.warmup_runs;
+    if (seconds_since(t0) > budget_s) break;
+  }
+  before_timed();
+  for (int i = 0; i < repeat; ++i) {
+    row.seconds.push_back(once(true));  // the last timed run's answer is the one checked
+    if (i + 1 < repeat && seconds_since(t0) > budget_s) {
+      row.note = fmt::format("{} of {} timed runs (--timeout-per-case {} s)", row.seconds.size(), repeat, budget_s);
+      break;
+    }
+  }
+}
+
+// Compares levels with the reference; "" when equal, else what differs.
+std::string compare_levels(const std::vector<std::int32_t>& got, const std::vector<std::int32_t>& ref) {
+  if (got.size() != ref.size()) return fmt::format("{} levels returned, expected {}", got.size(), ref.size());
+  for (std::size_t v = 0; v < got.size(); ++v)
+    if (got[v] != ref[v]) return fmt::format("vertex {} has level {}, expected {}", v, got[v], ref[v]);
+  return "";
+}
+
+// ---------------------------------------------------------------------------------------------
+
+struct Source {
+  Index vertex = 0;
+  std::string kind;
+};
+
+// The highest-out-degree vertex (lowest id on ties), then `extra` distinct random vertices with
+// at least one out-edge, drawn from a generator seeded with `seed`.
+std::vector<Source> pick_sources(const std::vector<Index>& degree, int extra, std::uint64_t seed) {
+  const Index n = static_cast<Index>(degree.size());
+  Index best = 0;
+  for (Index v = 1; v < n; ++v)
+    if (degree[v] > degree[best]) best = v;
+  std::vector<Source> out = {{best, "max-degree"}};
+  Index non_isolated = 0;
+  for (Index d : degree) non_isolated += d > 0 ? 1 : 0;
+  const Index wanted = std::min<Index>(extra, non_isolated - (degree[best] > 0 ? 1 : 0));
+  std::mt19937_64 rng(seed);
+  std::vector<bool> taken(static_cast<std::size_t>(n), false);
+  taken[best] = true;
+  for (Index k = 0; k < wanted;) {
+    const Index v = static_cast<Index>(rng() % static_cast<std::uint64_t>(n));
+    if (taken[v] || degree[v] == 0) continue;
+    taken[v] = true;
+    out.push_back({v, "random"});
+    ++k;
+  }
+  return out;
+}
+
+std::string format_ms(double seconds) {
+  const double ms = seconds * 1e3;
+  if (ms < 10) return fmt::format("{:.4f}", ms);
+  if (ms < 1000) return fmt::format("{:.2f}", ms);
+  return fmt::format("{:.0f}", ms);
+}
+
+std::string shell_quote(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=.,:/+@%") ==
+                        std::string::npos)
+    return s;
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+struct GraphRecord {
+  std::string name;
+  bool generated = false;
+  Index vertices = 0;
+  Index entries = 0;
+  double load_seconds = 0;
+  std::uint64_t device_bytes = 0;
+  Index max_out_degree = 0;
+  std::vector<Source> sources;
+  bool cpu_baselines = false;
+  std::string error;
+};
+
+class Bench {
+ public:
+  Bench(const Options& o, gbcuda::Backend backend, std::vector<gbcuda::BfsKernel> kernels)
+      : o_(o), backend_(backend), kernels_(std::move(kernels)), device_desc_(gbcuda::backend_description(backend)) {}
+
+  void run_graph(const std::string& name, std::size_t index, std::size_t count);
+  int print_table() const;
+  Json to_json(const std::string& command_line, const std::string& date) const;
+  int failures() const {
+    int f = 0;
+    for (const Row& r : rows_) f += r.status == RowStatus::Failed || r.status == RowStatus::Error ? 1 : 0;
+    for (const GraphRecord& g : graphs_) f += g.error.empty() ? 0 : 1;
+    return f;
+  }
+
+ private:
+  Row base_row(const GraphRecord& g, const Source& s, std::string name, std::string kind, std::string device) const {
+    Row r;
+    r.graph = g.name;
+    r.vertices = g.vertices;
+    r.entries = g.entries;
+    r.name = std::move(name);
+    r.kind = std::move(kind);
+    r.source = s.vertex;
+    r.source_kind = s.kind;
+    r.device = std::move(device);
+    return r;
+  }
+  void progress(const Row& r) const;
+  Row run_gbcuda(const gbcuda::Matrix<bool>& A, const GraphRecord& g, const Source& s, gbcuda::BfsKernel kernel,
+                 gbcuda::Backend where, std::vector<std::int32_t>& levels_out);
+  Row run_graphblas(const GrbMatrix& G, const std::vector<Index>& degree, const GraphRecord& g, const Source& s,
+                    std::vector<std::int32_t>& levels_out);
+
+  const Options& o_;
+  gbcuda::Backend backend_;
+  std::vector<gbcuda::BfsKernel> kernels_;
+  std::string device_desc_;
+  GraphBlas graphblas_;
+  std::vector<GraphRecord> graphs_;
+  std::vector<Row> rows_;
+};
+
+void Bench::progress(const Row& r) const {
+  if (r.status == RowStatus::Skipped) {
+    fmt::print(stderr, "  {:<16} source {:>10}: {}\n", r.name, r.source, r.note);
+    return;
+  }
+  std::string times = r.has_times()
+                          ? fmt::format("median {} ms, min {} ms", format_ms(r.t_median()), format_ms(r.t_min()))
+                          : std::string("no time");
+  fmt::print(stderr, "  {:<16} source {:>10}: {}, {} levels, {} reached: {}{}\n", r.name, r.source, times, r.levels,
+             r.reached, status_word(r.status), r.note.empty() ? "" : " (" + r.note + ")");
+}
+
+Row Bench::run_gbcuda(const gbcuda::Matrix<bool>& A, const GraphRecord& g, const Source& s, gbcuda::BfsKernel kernel,
+                      gbcuda::Backend where, std::vector<std::int32_t>& levels_out) {
+  const bool host_baseline = where != backend_;
+  Row row = base_row(g, s, host_baseline ? "host" : gbcuda::to_string(kernel),
+                     host_baseline ? "host-backend" : "kernel", gbcuda::backend_description(where));
+  gbcuda::BfsOptions opt;
+  opt.device = where == gbcuda::Backend::Cuda ? gbcuda::Device::Cuda : gbcuda::Device::Host;
+  opt.kernel = kernel;
+  opt.collect_stats = false;  // per-level statistics would add a synchronisation per level
+  DevicePeak peak(where == gbcuda::Backend::Cuda);
+  gbcuda::BfsResult last;
+  time_runs(
+      row, o_.warmup, o_.repeat, o_.timeout_per_case,
+      [&](bool keep) {
+        gbcuda::BfsResult r = gbcuda::bfs(A, s.vertex, opt);
+        const double t = r.seconds;
+        if (keep) last = std::move(r);
+        return t;
+      },
+      [&] { peak.reset(); });
+  row.peak_device_bytes = peak.peak(A.device_bytes());
+  row.levels = last.num_levels;
+  row.reached = last.vertices_reached;
+  row.edges_traversed = last.edges_traversed;
+  levels_out = std::move(last.level);
+  return row;
+}
+
+Row Bench::run_graphblas(const GrbMatrix& G, const std::vector<Index>& degree, const GraphRecord& g, const Source& s,
+                         std::vector<std::int32_t>& levels_out) {
+  Row row = base_row(g, s, "graphblas", "graphblas", GraphBlas::description());
+  time_runs(
+      row, o_.warmup, o_.repeat, o_.timeout_per_case,
+      [&](bool keep) {
+        GrbRun run = graphblas_bfs(G, g.vertices, s.vertex, keep);
+        if (keep) levels_out = std::move(run.level);
+        return run.seconds;
+      },
+      [] {});
+  // Counted as the library counts them, so that GTEPS compare.
+  std::int32_t max_level = -1;
+  Index reached = 0, edges = 0;
+  for (std::size_t v = 0; v < levels_out.size(); ++v) {
+    if (levels_out[v] < 0) continue;
+    max_level = std::max(max_level, levels_out[v]);
+    ++reached;
+    edges += degree[v];
+  }
+  row.levels = max_level + 1;
+  row.reached = reached;
+  row.edges_traversed = edges;
+  return row;
+}
+
+void Bench::run_graph(const std::string& name, std::size_t index, std::size_t count) {
+  GraphRecord g;
+  g.name = name;
+  g.generated = gbcuda::is_graph_spec(name);
+  fmt::print(stderr, "bfs_bench: [{}/{}] {}: {} ...\n", index + 1, count, name,
+             g.generated
+                 ? fmt::format("generating ({})", backend_ == gbcuda::Backend::Cuda ? "on the GPU" : "on the host")
+                 : std::string("reading"));
+  const Clock::time_point t0 = Clock::now();
+  gbcuda::Matrix<bool> A;
+  try {
+    A = g.generated ? gbcuda::generate_graph(name, backend_) : gbcuda::read_matrix<bool>(name);
+    if (A.nrows() != A.ncols())
+      throw gbcuda::Error(gbcuda::Status::InvalidValue,
+                          fmt::format("the matrix is {} x {}; BFS needs a square matrix", A.nrows(), A.ncols()));
+    if (A.nrows() == 0) throw gbcuda::Error(gbcuda::Status::InvalidValue, "the graph is empty (0 vertices)");
+    if (backend_ == gbcuda::Backend::Cuda) A.csr(gbcuda::Backend::Cuda);  // resident before any timing
+  } catch (const std::bad_alloc&) {
+    g.error = "out of host memory";
+  } catch (const std::exception& e) {
+    g.error = e.what();
+  }
+  if (!g.error.empty()) {
+    fmt::print(stderr, "bfs_bench: error: {}: {}\n", name, g.error);
+    graphs_.push_back(std::move(g));
+    return;
+  }
+  g.load_seconds = seconds_since(t0);
+  g.vertices = A.nrows();
+  g.entries = A.nvals();
+  const std::vector<Index>& degree = A.out_degrees();
+  g.sources = pick_sources(degree, o_.sources, o_.seed);
+  g.max_out_degree = degree[g.sources.front().vertex];
+  g.device_bytes = A.device_bytes();
+  g.cpu_baselines = g.entries <= o_.host_max_entries;
+  fmt::print(stderr, "bfs_bench: {}: {} vertices, {} stored entries, loaded in {:.2f} s (not timed)\n", name,
+             g.vertices, g.entries, g.load_seconds);
+
+  const bool want_host = !o_.no_host && backend_ == gbcuda::Backend::Cuda;
+  const bool want_graphblas = !o_.no_graphblas;
+  GrbMatrix G;
+  std::string graphblas_error;
+  if (want_graphblas && g.cpu_baselines) {
+    try {
+      graphblas_.ensure_initialized();
+      build_graphblas_matrix(A, G);
+    } catch (const std::exception& e) {
+      graphblas_error = e.what();
+    }
+  }
+
+  for (const Source& s : g.sources) {
+    std::vector<std::int32_t> ref;
+    std::string ref_name;
+    auto finish = [&](Row& row, std::vector<std::int32_t>& levels) {
+      if (row.status != RowStatus::Ok) return;
+      if (ref_name.empty()) {
+        // The first result for this graph and source: checked against the graph itself.
+        const std::string problem = gbcuda::validate_bfs(A, s.vertex, [&] {
+          gbcuda::BfsResult r;
+          r.level = levels;
+          return r;
+        }());
+        row.validated = true;
+        if (!problem.empty()) {  // not a reference then: the next result is validated instead
+          row.status = RowStatus::Failed;
+          row.note = "validation: " + problem;
+          return;
+        }
+        ref = std::move(levels);
+        ref_name = row.name;
+        return;
+      }
+      row.compared_with = ref_name;
+      const std::string diff = compare_levels(levels, ref);
+      if (!diff.empty()) {
+        row.status = RowStatus::Failed;
+        row.note = fmt::format("levels differ from {}: {}", ref_name, diff);
+      }
+    };
+    auto guarded = [&](auto&& make, Row fallback) {
+      std::vector<std::int32_t> levels;
+      Row row;
+      try {
+        row = make(levels);
+      } catch (const std::bad_alloc&) {
+        row = std::move(fallback);
+        row.status = RowStatus::Error;
+        row.note = "out of host memory";
+      } catch (const std::exception& e) {
+        row = std::move(fallback);
+        row.status = RowStatus::Error;
+        row.note = e.what();
+      }
+      finish(row, levels);
+      progress(row);
+      rows_.push_back(std::move(row));
+    };
+
+    for (gbcuda::BfsKernel k : kernels_) {
+      guarded([&](std::vector<std::int32_t>& lv) { return run_gbcuda(A, g, s, k, backend_, lv); },
+              base_row(g, s, gbcuda::to_string(k), "kernel", device_desc_));
+    }
+    if (want_host) {
+      Row host = base_row(g, s, "host", "host-backend", gbcuda::backend_description(gbcuda::Backend::Host));
+      if (!g.cpu_baselines) {
+        host.status = RowStatus::Skipped;
+        host.note = kTooLarge;
+        progress(host);
+        rows_.push_back(std::move(host));
+      } else {
+        guarded(
+            [&](std::vector<std::int32_t>& lv) {
+              return run_gbcuda(A, g, s, gbcuda::BfsKernel::Auto, gbcuda::Backend::Host, lv);
+            },
+            std::move(host));
+      }
+    }
+    if (want_graphblas) {
+      Row grb = base_row(g, s, "graphblas", "graphblas", GraphBlas::description());
+      if (!g.cpu_baselines) {
+        grb.status = RowStatus::Skipped;
+        grb.note = kTooLarge;
+        progress(grb);
+        rows_.push_back(std::move(grb));
+      } else if (!graphblas_error.empty()) {
+        grb.status = RowStatus::Error;
+        grb.note = graphblas_error;
+        progress(grb);
+        rows_.push_back(std::move(grb));
+      } else {
+        guarded([&](std::vector<std::int32_t>& lv) { return run_graphblas(G, degree, g, s, lv); }, std::move(grb));
+      }
+    }
+  }
+  graphs_.push_back(std::move(g));
+}
+
+int Bench::print_table() const {
+  const std::vector<std::string> head = {"graph",    "vertices", "entries",   "kernel/baseline", "source",
+                                         "levels",   "reached",  "median ms", "min ms",          "GTEPS",
+                                         "peak MiB", "device",   "status"};
+  // Right-aligned numeric columns.
+  const std::vector<bool> right = {false, true, true, false, true, true, true, true, true, true, true, false, false};
+  std::vector<std::vector<std::string>> cells;
+  for (const Row& r : rows_) {
+    const bool skipped = r.status == RowStatus::Skipped;
+    const bool timed = r.has_times() && r.status != RowStatus::Error;
+    std::string status = skipped ? r.note : status_word(r.status);
+    if (!skipped && !r.note.empty()) status += " (" + r.note + ")";
+    std::string peak = "-";
+    if (r.peak_device_bytes) peak = fmt::format("{:.0f}", static_cast<double>(*r.peak_device_bytes) / (1 << 20));
+    const std::optional<double> gteps = r.gteps();
+    cells.push_back({r.graph, std::to_string(r.vertices), std::to_string(r.entries), r.name, std::to_string(r.source),
+                     timed ? std::to_string(r.levels) : "-", timed ? std::to_string(r.reached) : "-",
+                     timed ? format_ms(r.t_median()) : "-", timed ? format_ms(r.t_min()) : "-",
+                     timed && gteps ? fmt::format("{:.3f}", *gteps) : "-", peak, r.device, status});
+  }
+  for (const GraphRecord& g : graphs_)
+    if (!g.error.empty())
+      cells.push_back(
+          {g.name, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", device_desc_, "ERROR (" + g.error + ")"});
+  std::vector<std::size_t> width(head.size());
+  for (std::size_t c = 0; c < head.size(); ++c) width[c] = head[c].size();
+  for (const auto& row : cells)
+    for (std::size_t c = 0; c + 1 < head.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  auto line = [&](const std::vector<std::string>& row) {
+    std::string s;
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      if (c) s += "  ";
+      if (c + 1 == row.size()) s += row[c];
+      else if (right[c]) s += fmt::format("{:>{}}", row[c], width[c]);
+      else s += fmt::format("{:<{}}", row[c], width[c]);
+    }
+    fmt::print("{}\n", s);
+  };
+  line(head);
+  std::string rule;
+  for (std::size_t c = 0; c < head.size(); ++c) rule += std::string(c + 1 == head.size() ? 6 : width[c], '-') + "  ";
+  fmt::print("{}\n", rule.substr(0, rule.size() - 2));
+  for (const auto& row : cells) line(row);
+  fmt::print(
+      "\nTimes: median and min of {} timed BFS after {} warm-up run(s), graph resident, load not timed; gbcuda\n"
+      "kernels report the library's own time (CUDA events on the GPU), graphblas a steady clock around its level\n"
+      "loop. GTEPS = edges traversed / median time, {}.\n"
+      "peak MiB: device memory in use at its highest during the timed runs (the CUDA memory pool's high-water\n"
+      "mark: the resident graph, any cached transpose and the kernel's temporaries). Every result is checked:\n"
+      "the first row of each graph/source with validate_bfs, the others against its levels.\n",
+      o_.repeat, o_.warmup, kEdgesCountedAs);
+  const int f = failures();
+  if (f) fmt::print("{} case(s) FAILED or in error.\n", f);
+  std::cout.flush();
+  return f;
+}
+
+Json Bench::to_json(const std::string& command_line, const std::string& date) const {
+  Json j;
+  j["tool"] = "bfs_bench";
+  j["gbcuda_version"] = GBCUDA_VERSION_STRING;
+  j["date"] = date;
+  j["command_line"] = command_line;
+  j["device"] = device_info(backend_);
+  j["graphblas"] = {
+      {"description", GraphBlas::description()},
+      {"version", fmt::format("{}.{}.{}", GxB_IMPLEMENTATION_MAJOR, GxB_IMPLEMENTATION_MINOR, GxB_IMPLEMENTATION_SUB)},
+      {"threads", cpu_cores()}};
+  j["edges_counted_as"] = kEdgesCountedAs;
+  j["gteps_definition"] = "edges_traversed / seconds_median / 1e9";
+  j["peak_device_bytes_definition"] =
+      "high-water mark of the CUDA default memory pool during the timed runs (resident graph, cached transpose, "
+      "temporaries); null off the GPU";
+  Json settings;
+  std::vector<std::string> knames;
+  for (gbcuda::BfsKernel k : kernels_) knames.emplace_back(gbcuda::to_string(k));
+  settings["kernels"] = knames;
+  settings["preset"] = o_.preset.empty() ? Json(nullptr) : Json(o_.preset);
+  settings["extra_sources"] = o_.sources;
+  settings["seed"] = o_.seed;
+  settings["repeat"] = o_.repeat;
+  settings["warmup"] = o_.warmup;
+  settings["host_baseline"] = !o_.no_host && backend_ == gbcuda::Backend::Cuda;
+  settings["graphblas_baseline"] = !o_.no_graphblas;
+  settings["host_max_entries"] = o_.host_max_entries;
+  settings["timeout_per_case_s"] = o_.timeout_per_case;
+  settings["graph_seed"] = gbcuda::kDefaultGraphSeed;
+  j["settings"] = settings;
+
+  Json graphs = Json::array();
+  for (const GraphRecord& g : graphs_) {
+    Json x;
+    x["graph"] = g.name;
+    x["generated"] = g.generated;
+    if (!g.error.empty()) {
+      x["error"] = g.error;
+      graphs.push_back(x);
+      continue;
+    }
+    x["vertices"] = g.vertices;
+    x["entries"] = g.entries;
+    x["load_seconds"] = g.load_seconds;
+    x["graph_device_bytes"] = g.device_bytes;
+    x["max_out_degree"] = g.max_out_degree;
+    Json src = Json::array();
+    for (const Source& s : g.sources) src.push_back({{"vertex", s.vertex}, {"kind", s.kind}});
+    x["sources"] = src;
+    x["cpu_baselines"] = g.cpu_baselines;
+    graphs.push_back(x);
+  }
+  j["graphs"] = graphs;
+
+  Json cases = Json::array();
+  for (const Row& r : rows_) {
+    Json c;
+    c["graph"] = r.graph;
+    c["vertices"] = r.vertices;
+    c["entries"] = r.entries;
+    c["name"] = r.name;
+    c["kind"] = r.kind;
+    c["source"] = r.source;
+    c["source_kind"] = r.source_kind;
+    c["status"] = status_word(r.status);
+    c["note"] = r.note;
+    c["device"] = r.device;
+    const bool timed = r.has_times() && r.status != RowStatus::Error;
+    c["levels"] = timed ? Json(r.levels) : Json(nullptr);
+    c["reached"] = timed ? Json(r.reached) : Json(nullptr);
+    c["edges_traversed"] = timed ? Json(r.edges_traversed) : Json(nullptr);
+    c["seconds_median"] = timed ? Json(r.t_median()) : Json(nullptr);
+    c["seconds_min"] = timed ? Json(r.t_min()) : Json(nullptr);
+    c["seconds"] = r.seconds;
+    const std::optional<double> gteps = r.gteps();
+    c["gteps"] = timed && gteps ? Json(*gteps) : Json(nullptr);
+    c["runs"] = r.seconds.size();
+    c["runs_planned"] = r.runs_planned;
+    c["warmup_runs"] = r.warmup_runs;
+    c["peak_device_bytes"] = r.peak_device_bytes ? Json(*r.peak_device_bytes) : Json(nullptr);
+    c["validated"] = r.validated;
+    c["compared_with"] = r.compared_with.empty() ? Json(nullptr) : Json(r.compared_with);
+    cases.push_back(c);
+  }
+  j["cases"] = cases;
+  j["failures"] = failures();
+  return j;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+void build_cli(CLI::App& app, Options& o) {
+  app.description(
+      "BFS benchmark: every kernel x graph x source, with the Rodinia kernel, the gbcuda host backend and\n"
+      "SuiteSparse:GraphBLAS (CPU) as baselines in the same run. Prints a table on stdout, progress on stderr.");
+  app.add_option("GRAPH", o.graphs,
+                 "Graph files (any format bfs_spmv reads, or .gbc) or generator specs: kron:S:E, urand:S:K, "
+                 "grid:W:H, randout:N:D")
+      ->type_name("");
+  app.add_option("--preset", o.preset,
+                 "standard: kron:22:16 urand:22:16 grid:2048:2048 urand:26:8 randout:1000000:8 randout:100000000:4 "
+                 "randout:100000000:8; small: kron:16:16 urand:16:16 grid:256:256 randout:100000:8 (added after the "
+                 "GRAPHs)")
+      ->type_name("standard|small")
+      ->check(CLI::IsMember({"standard", "small"}).description(""));
+  app.add_option("--kernels", o.kernels,
+                 "Comma-separated BFS kernels (bfs_spmv's names, e.g. auto,rodinia,queue-warp) or 'all' (every kernel "
+                 "that runs on the device). Default: auto,rodinia on the GPU, auto on the host")
+      ->type_name("LIST|all");
+  app.add_option("--sources", o.sources, "Random non-isolated sources beside the highest-out-degree vertex (default 0)")
+      ->type_name("K")
+      ->check(CLI::Range(0, 1000000).description(""));
+  app.add_option("--seed", o.seed, "Seed for the random sources (default 1; graphs use the generators' default seed)")
+      ->type_name("S");
+  app.add_option("--repeat", o.repeat, "Timed BFS per case (default 10)")
+      ->type_name("N")
+      ->check(CLI::Range(1, 1000000).description(""));
+  app.add_option("--warmup", o.warmup, "Untimed BFS per case before the timed ones (default 2)")
+      ->type_name("W")
+      ->check(CLI::Range(0, 1000000).description(""));
+  app.add_option("--device", o.device, "Where the gbcuda kernels run: cuda, host, or auto: the GPU when usable")
+      ->type_name("auto|cuda|host")
+      ->check(CLI::IsMember({"auto", "cuda", "host"}).description(""));
+  app.add_option("--json", o.json_file, "Write every number to FILE (whole or not at all)")->type_name("FILE");
+  app.add_flag("--no-graphblas", o.no_graphblas, "Leave out the SuiteSparse:GraphBLAS baseline");
+  app.add_flag("--no-host", o.no_host, "Leave out the gbcuda host-backend baseline");
+  app.add_option("--host-max-entries", o.host_max_entries,
+                 "Run the CPU baselines (host, graphblas) only on graphs with at most N stored entries (default 2e8)")
+      ->type_name("N")
+      ->check(CLI::NonNegativeNumber.description(""));
+  app.add_option("--timeout-per-case", o.timeout_per_case,
+                 "Stop repeating a case once it has run SEC seconds, warm-up included (at least one timed run; "
+                 "default 20)")
+      ->type_name("SEC")
+      ->check(CLI::PositiveNumber.description(""));
+  app.set_version_flag("--version", fmt::format("bfs_bench (gbcuda {}; CUDA backend: {})", GBCUDA_VERSION_STRING,
+                                                GBCUDA_HAVE_CUDA ? "yes" : "no, built with GBCUDA_CUDA=OFF"));
+  app.footer(
+      std::string("Sources: the highest-out-degree vertex (lowest id on ties) plus --sources random vertices with an\n"
+                  "out-edge. Per case: --warmup untimed runs, then --repeat timed ones; median and min reported.\n"
+                  "GTEPS = edges traversed / median time, where ") +
+      kEdgesCountedAs +
+      ".\n"
+      "Every result is checked (validate_bfs on the first, the others against its levels); a mismatch is a\n"
+      "FAILED row.\n"
+      "\n"
+      "Exit codes: 0 every case ok; 1 a case FAILED or could not run; 2 usage error (bad option, missing\n"
+      "file, bad spec, a CUDA-only kernel or --device cuda without a usable GPU).\n"
+      "\n"
+      "Examples:\n"
+      "  bfs_bench --preset standard --json build/bench.json     # what `make bench` runs\n"
+      "  bfs_bench kron:20:16 grid:1024:1024 --kernels all --sources 4\n"
+      "  bfs_bench graph.mtx --device host --repeat 3");
+}
+
+std::vector<gbcuda::BfsKernel> select_kernels(const std::string& list, gbcuda::Backend backend) {
+  std::vector<gbcuda::BfsKernel> out;
+  const bool cuda = backend == gbcuda::Backend::Cuda;
+  if (list == "all") {
+    for (const gbcuda::BfsKernelInfo& info : gbcuda::bfs_kernels())
+      if (cuda || !info.cuda_only) out.push_back(info.kernel);
+    return out;
+  }
+  if (list.empty()) {
+    out.push_back(gbcuda::BfsKernel::Auto);
+    if (cuda) out.push_back(gbcuda::BfsKernel::Rodinia);
+    return out;
+  }
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    const std::string name = list.substr(start, comma - start);
+    start = comma + 1;
+    if (name.empty()) throw UsageError{fmt::format("--kernels '{}' has an empty name", list)};
+    gbcuda::BfsKernel k;
+    try {
+      k = gbcuda::parse_bfs_kernel(name);
+    } catch (const gbcuda::Error& e) {
+      throw UsageError{e.what()};
+    }
+    for (const gbcuda::BfsKernelInfo& info : gbcuda::bfs_kernels())
+      if (info.kernel == k && info.cuda_only && !cuda)
+        throw UsageError{fmt::format("kernel '{}' runs only on the GPU, and this run uses the host ({})", name,
+                                     GBCUDA_HAVE_CUDA ? "no usable GPU or --device host" : "built without CUDA")};
+    if (std::find(out.begin(), out.end(), k) == out.end()) out.push_back(k);
+  }
+  return out;
+}
+
+int run(const Options& o, const std::string& command_line) {
+  std::vector<std::string> graphs = o.graphs;
+  if (o.preset == "standard") graphs.insert(graphs.end(), kPresetStandard.begin(), kPresetStandard.end());
+  if (o.preset == "small") graphs.insert(graphs.end(), kPresetSmall.begin(), kPresetSmall.end());
+  if (graphs.empty()) throw UsageError{"no graphs: give GRAPH files or specs, or --preset standard|small"};
+  // Input mistakes are reported before anything runs.
+  for (const std::string& g : graphs) {
+    if (gbcuda::is_graph_spec(g)) {
+      try {
+        gbcuda::parse_graph_spec(g);
+      } catch (const gbcuda::Error& e) {
+        throw UsageError{e.what()};
+      }
+      continue;
+    }
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(g, ec))
+      throw UsageError{
+          fmt::format("{}: no such file (and not a generator spec: kron:S:E, urand:S:K, grid:W:H, "
+                      "randout:N:D)",
+                      g)};
+  }
+  if (!o.json_file.empty()) {
+    const std::filesystem::path dir = std::filesystem::absolute(o.json_file).parent_path();
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec))
+      throw UsageError{fmt::format("--json {}: the folder {} does not exist", o.json_file, dir.string())};
+  }
+
+  const gbcuda::Backend backend = gbcuda::resolve_device(gbcuda::parse_device(o.device));
+  const std::vector<gbcuda::BfsKernel> kernels = select_kernels(o.kernels, backend);
+  const std::string date = utc_now();
+  fmt::print(stderr, "bfs_bench: {} graph(s), kernels on {}; {} warm-up + {} timed runs per case\n", graphs.size(),
+             gbcuda::backend_description(backend), o.warmup, o.repeat);
+
+  Bench bench(o, backend, kernels);
+  for (std::size_t i = 0; i < graphs.size(); ++i) bench.run_graph(graphs[i], i, graphs.size());
+  const int failures = bench.print_table();
+  if (!o.json_file.empty()) {
+    const Json j = bench.to_json(command_line, date);
+    gbcuda::write_file_atomically(o.json_file, [&](std::ostream& out) { out << j.dump(2) << '\n'; });
+    fmt::print(stderr, "bfs_bench: wrote {}\n", o.json_file);
+  }
+  return failures ? kExitFailure : kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app;
+  app.name("bfs_bench");
+  Options o;
+  build_cli(app, o);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    fmt::print(stderr, "bfs_bench: error: {}\nRun 'bfs_bench --help' for the options.\n", e.what());
+    return kExitUsage;
+  }
+  std::string command_line;
+  for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + shell_quote(argv[i]);
+
+  try {
+    return run(o, command_line);
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "bfs_bench: error: {}\n", e.message);
+    return kExitUsage;
+  } catch (const gbcuda::Error& e) {
+    fmt::print(stderr, "bfs_bench: error: {}\n", e.what());
+    return e.is_input_error() ? kExitUsage : kExitFailure;
+  } catch (const std::bad_alloc&) {
+    fmt::print(stderr, "bfs_bench: error: out of host memory\n");
+    return kExitFailure;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "bfs_bench: error: {}\n", e.what());
+    return kExitFailure;
+  }
+}

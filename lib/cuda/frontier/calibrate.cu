@@ -1,0 +1,318 @@
+// calibrated_policy(): the thresholds of the kernel cost model (KernelPolicy), measured on this
+// device on first use and cached per device name + driver/runtime version.
+//
+// Measurements (each a real run_bfs on a synthetic graph built on the device, warm-up first,
+// best of a few runs; well under a second in all):
+//   single_block_max  "layered" graphs (a root, then D layers of width f, each vertex linked to
+//                     3 vertices of the next layer: the frontier stays f wide for D levels);
+//                     single-block vs queue-block for f = 128 .. 4096: the largest width at which
+//                     single-block is still faster (it pays no per-level round trip but has only
+//                     one SM).
+//   block_queue_max   the same graphs, f = 16k .. 256k: queue-block vs queue-warp.
+//   alpha, beta       a circulant graph (v -> v + o_k mod n, 16 pseudo-random offsets o_k; its
+//                     in-edges are known by formula), BFS once all-push and once all-pull with
+//                     per-level times: alpha is the ratio unexplored/frontier edges at which pull
+//                     starts to win while the frontier grows, beta the ratio n/frontier at which
+//                     push wins again while it shrinks (geometric means of the bracketing levels).
+// GBCUDA_CALIBRATION=off skips all of it (KernelPolicy's defaults). The cache is a small JSON
+// file in $GBCUDA_CACHE_DIR, else $XDG_CACHE_HOME/gbcuda, else ~/.cache/gbcuda; not writable =
+// not cached.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cuda/frontier/frontier_common.cuh"
+
+namespace gbcuda::detail::cuda::frontier {
+namespace {
+
+// ---- synthetic graphs on the device ---------------------------------------------------------
+
+struct HostGraph {  // device arrays + the view run_bfs takes
+  Array<Offset> ptr;
+  Array<Vid> idx, in_idx;
+  DeviceGraph g;
+};
+
+__global__ void layered_ptr_kernel(Offset* ptr, Index f, Index d, Index n) {
+  for (Index v = global_thread(); v <= n; v += grid_threads())
+    ptr[v] = v == 0 ? 0 : f + 3 * std::min<Index>(v - 1, (d - 1) * f);
+}
+
+__global__ void layered_idx_kernel(Vid* idx, Index f, Offset nnz) {
+  for (Offset t = global_thread(); t < nnz; t += grid_threads()) {
+    if (t < f) {
+      idx[t] = Vid(1 + t);
+      continue;
+    }
+    const Offset e = t - f, v1 = e / 3, k = e % 3;
+    const Index layer = v1 / f, j = v1 % f;
+    const Index nj = (j + (k == 0 ? 0 : k == 1 ? 1 : f - 1)) % f;
+    idx[t] = Vid(1 + (layer + 1) * f + nj);
+  }
+}
+
+// Root 0 -> layer 0 (f vertices) -> ... -> layer d-1, each vertex to 3 of the next layer.
+HostGraph layered_graph(Index f, Index d) {
+  HostGraph h;
+  const Index n = 1 + f * d;
+  const Offset nnz = f + 3 * (d - 1) * f;
+  h.ptr = Array<Offset>(std::size_t(n + 1), Backend::Cuda);
+  h.idx = Array<Vid>(std::size_t(nnz), Backend::Cuda);
+  layered_ptr_kernel<<<grid_for(n + 1), kBlock>>>(h.ptr.data(), f, d, n);
+  CUDA_CHECK_LAUNCH();
+  layered_idx_kernel<<<grid_for(nnz), kBlock>>>(h.idx.data(), f, nnz);
+  CUDA_CHECK_LAUNCH();
+  h.g.n = n;
+  h.g.nnz = nnz;
+  h.g.out_ptr = h.ptr.data();
+  h.g.out_idx = h.idx.data();
+  return h;
+}
+
+constexpr int kCirculantDegree = 16;
+struct Offsets {
+  Index o[kCirculantDegree];
+};
+
+__global__ void circulant_kernel(Offset* ptr, Vid* out, Vid* in, Index n, Offsets off) {
+  const Offset nnz = n * kCirculantDegree;
+  for (Offset t = global_thread(); t < nnz; t += grid_threads()) {
+    const Index v = t / kCirculantDegree, k = t % kCirculantDegree;
+    out[t] = Vid((v + off.o[k]) % n);
+    in[t] = Vid((v - off.o[k] + n) % n);
+    if (k == 0) ptr[v] = t;
+    if (t == nnz - 1) ptr[n] = nnz;
+  }
+}
+
+HostGraph circulant_graph(Index n) {
+  HostGraph h;
+  Offsets off{};
+  std::uint64_t x = 0x9e3779b97f4a7c15ull;
+  for (auto& o : off.o) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    o = Index(1 + (x >> 33) % std::uint64_t(n - 1));
+  }
+  const Offset nnz = n * kCirculantDegree;
+  h.ptr = Array<Offset>(std::size_t(n + 1), Backend::Cuda);
+  h.idx = Array<Vid>(std::size_t(nnz), Backend::Cuda);
+  h.in_idx = Array<Vid>(std::size_t(nnz), Backend::Cuda);
+  circulant_kernel<<<grid_for(nnz), kBlock>>>(h.ptr.data(), h.idx.data(), h.in_idx.data(), n, off);
+  CUDA_CHECK_LAUNCH();
+  h.g.n = n;
+  h.g.nnz = nnz;
+  h.g.out_ptr = h.ptr.data();
+  h.g.out_idx = h.idx.data();
+  h.g.in_ptr = h.ptr.data();  // every in-row has the same length as its out-row
+  h.g.in_idx = h.in_idx.data();
+  return h;
+}
+
+// ---- measuring ------------------------------------------------------------------------------
+
+BfsResult run_forced(const DeviceGraph& g, BfsKernel k, bool stats) {
+  KernelPolicy p;
+  p.forced = k;
+  BfsResult r;
+  run_bfs(g, 0, false, p, Capacities{}, stats, r);
+  return r;
+}
+
+// Best of `reps` whole-search times (after one warm-up run).
+double best_time(const DeviceGraph& g, BfsKernel k, int reps) {
+  run_forced(g, k, false);
+  double best = 1e300;
+  for (int i = 0; i < reps; ++i) best = std::min(best, run_forced(g, k, false).seconds);
+  return best;
+}
+
+// Among increasing sizes, the threshold up to which `first` beats `second`: between the last
+// win and the first loss (geometric mean), or beyond the ends (x2, /2).
+Index crossover(const std::vector<Index>& sizes, const std::vector<bool>& first_wins) {
+  std::size_t i = 0;
+  while (i < sizes.size() && first_wins[i]) ++i;
+  if (i == 0) return sizes.front() / 2;
+  if (i == sizes.size()) return sizes.back() * 2;
+  return Index(std::sqrt(double(sizes[i - 1]) * double(sizes[i])));
+}
+
+void measure_queue_thresholds(KernelPolicy& p) {
+  const Capacities caps;
+  {
+    std::vector<Index> widths = {128, 512, 2048, Index(caps.single_block_queue)};
+    std::vector<bool> wins;
+    for (Index f : widths) {
+      HostGraph h = layered_graph(f, 48);
+      wins.push_back(best_time(h.g, BfsKernel::SingleBlock, 2) <= best_time(h.g, BfsKernel::QueueBlock, 2));
+    }
+    p.single_block_max = std::min<Index>(crossover(widths, wins), caps.single_block_queue);
+  }
+  {
+    std::vector<Index> widths = {16384, 65536, 262144};
+    std::vector<bool> wins;
+    for (Index f : widths) {
+      HostGraph h = layered_graph(f, 6);
+      wins.push_back(best_time(h.g, BfsKernel::QueueBlock, 2) <= best_time(h.g, BfsKernel::QueueWarp, 2));
+    }
+    p.block_queue_max = std::max<Index>(crossover(widths, wins), p.single_block_max);
+  }
+}
+
+void measure_direction_thresholds(KernelPolicy& p) {
+  const Index n = Index(1) << 20;
+  HostGraph h = circulant_graph(n);
+  run_forced(h.g, BfsKernel::QueueWarp, true);  // warm-up
+  run_forced(h.g, BfsKernel::PullSpmv, true);
+  const BfsResult push = run_forced(h.g, BfsKernel::QueueWarp, true);
+  const BfsResult pull = run_forced(h.g, BfsKernel::PullSpmv, true);
+  const std::size_t levels = std::min(push.levels.size(), pull.levels.size());
+  if (levels < 3) return;
+  // Growing: the first level where pull wins; alpha between its m_u/m_f and the previous one's.
+  double unexplored = double(h.g.nnz), prev_ratio = -1, alpha = -1, beta = -1, prev_s = -1;
+  Index prev_size = 0;
+  bool grew_done = false;
+  for (std::size_t l = 0; l < levels; ++l) {
+    const auto& s = push.levels[l];
+    const bool growing = s.frontier_size > prev_size;
+    const bool pull_wins = pull.levels[l].seconds < s.seconds;
+    if (growing && !grew_done && s.edges_examined > 0) {
+      const double ratio = unexplored / double(s.edges_examined);
+      if (pull_wins) {
+        alpha = prev_ratio > 0 ? std::sqrt(ratio * prev_ratio) : ratio * 2;
+        grew_done = true;
+      }
+      prev_ratio = ratio;
+    }
+    if (!growing && s.frontier_size > 0) {
+      const double ratio = double(n) / double(s.frontier_size);
+      if (!pull_wins && beta < 0) beta = prev_s > 0 ? std::sqrt(ratio * prev_s) : ratio / 2;
+      if (pull_wins) prev_s = ratio;
+    }
+    unexplored -= double(s.edges_examined);
+    prev_size = s.frontier_size;
+  }
+  if (alpha > 0) p.alpha = std::clamp(alpha, 1.0, 1000.0);
+  if (beta > 0) p.beta = std::clamp(beta, 2.0, 100000.0);
+}
+
+// ---- the cache ------------------------------------------------------------------------------
+
+std::string sanitise(const std::string& s) {
+  std::string out;
+  for (char ch : s) out += (std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '-') ? ch : '_';
+  return out;
+}
+
+std::filesystem::path cache_dir() {
+  if (const char* d = std::getenv("GBCUDA_CACHE_DIR"); d && *d) return d;
+  if (const char* d = std::getenv("XDG_CACHE_HOME"); d && *d) return std::filesystem::path(d) / "gbcuda";
+  if (const char* d = std::getenv("HOME"); d && *d) return std::filesystem::path(d) / ".cache" / "gbcuda";
+  return {};
+}
+
+std::string device_key(std::string& name) {
+  int device = 0, driver = 0, runtime = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  cudaDeviceProp prop{};
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  CUDA_CHECK(cudaDriverGetVersion(&driver));
+  CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
+  name = prop.name;
+  return "frontier-policy-" + sanitise(name) + "-sm" + std::to_string(prop.multiProcessorCount) + "-drv" +
+         std::to_string(driver) + "-rt" + std::to_string(runtime) + ".json";
+}
+
+// The number after "key": in a flat JSON object, or NaN.
+double json_number(const std::string& text, const std::string& key) {
+  const auto k = text.find("\"" + key + "\"");
+  if (k == std::string::npos) return NAN;
+  const auto colon = text.find(':', k);
+  if (colon == std::string::npos) return NAN;
+  const char* b = text.c_str() + colon + 1;
+  char* e = nullptr;
+  const double v = std::strtod(b, &e);
+  return e == b ? NAN : v;
+}
+
+bool read_cache(const std::filesystem::path& file, KernelPolicy& p) {
+  std::ifstream in(file);
+  if (!in) return false;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string t = ss.str();
+  const double sb = json_number(t, "single_block_max"), bq = json_number(t, "block_queue_max"),
+               al = json_number(t, "alpha"), be = json_number(t, "beta"), fmt = json_number(t, "format");
+  for (double v : {sb, bq, al, be})
+    if (!std::isfinite(v) || v <= 0) return false;
+  if (fmt != 1) return false;
+  p.single_block_max = Index(sb);
+  p.block_queue_max = Index(bq);
+  p.alpha = al;
+  p.beta = be;
+  return true;
+}
+
+void write_cache(const std::filesystem::path& file, const std::string& device, const KernelPolicy& p) {
+  std::error_code ec;
+  std::filesystem::create_directories(file.parent_path(), ec);
+  if (ec) return;
+  std::string quoted;
+  for (char ch : device)
+    if (ch != '"' && ch != '\\') quoted += ch;
+  const auto tmp = file.string() + ".tmp" + std::to_string(std::rand());
+  {
+    std::ofstream out(tmp);
+    if (!out) return;
+    out << "{\n  \"format\": 1,\n  \"device\": \"" << quoted << "\",\n  \"single_block_max\": " << p.single_block_max
+        << ",\n  \"block_queue_max\": " << p.block_queue_max << ",\n  \"alpha\": " << p.alpha
+        << ",\n  \"beta\": " << p.beta << "\n}\n";
+    if (!out) return;
+  }
+  std::filesystem::rename(tmp, file, ec);
+  if (ec) std::filesystem::remove(tmp, ec);
+}
+
+KernelPolicy calibrate() {
+  KernelPolicy p;  // the defaults
+  if (const char* c = std::getenv("GBCUDA_CALIBRATION"); c && std::string(c) == "off") return p;
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    (void)cudaGetLastError();
+    return p;
+  }
+  std::string name;
+  const std::string key = device_key(name);
+  const std::filesystem::path dir = cache_dir();
+  if (!dir.empty() && read_cache(dir / key, p)) return p;
+  try {
+    KernelPolicy m;
+    measure_queue_thresholds(m);
+    measure_direction_thresholds(m);
+    p = m;
+  } catch (const Error&) {
+    return KernelPolicy{};  // measuring failed: defaults, not cached
+  }
+  if (!dir.empty()) write_cache(dir / key, name, p);
+  return p;
+}
+
+}  // namespace
+
+KernelPolicy calibrated_policy() {
+  static std::once_flag once;
+  static KernelPolicy policy;
+  std::call_once(once, [] { policy = calibrate(); });
+  return policy;
+}
+
+}  // namespace gbcuda::detail::cuda::frontier

@@ -1,0 +1,300 @@
+#!/usr/bin/env python3
+"""Checks bfs_bench without a GPU: the small preset on the host, the JSON it writes, the choice of
+sources, the GraphBLAS baseline's agreement, the skipped-baseline message, and exit codes.
+
+Standard library only. Usage (as tests/CMakeLists.txt runs it):
+    test_bench.py --bin build/bin --matrices matrices
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+RUN_TIMEOUT = 300  # seconds for one bfs_bench run
+PRESET_SMALL = ["kron:16:16", "urand:16:16", "grid:256:256", "randout:100000:8"]
+EDGES_COUNTED_AS = "edges = stored directed entries in the rows of reached vertices"
+TOO_LARGE = "skipped (too large for the CPU baselines in this run)"
+HOST_KERNELS = ["auto", "pull-spmv", "push-spmspv"]  # the kernels that run on the host backend
+CASE_KEYS = ["graph", "vertices", "entries", "name", "kind", "source", "source_kind", "status", "note", "device",
+             "levels", "reached", "edges_traversed", "seconds_median", "seconds_min", "seconds", "gteps", "runs",
+             "runs_planned", "warmup_runs", "peak_device_bytes", "validated", "compared_with"]
+
+# A small directed graph with known answers: out-degrees 0:1 1:1 2:1 3:3 4:0 5:3 6:0 7:0, so the
+# highest-degree vertex is 3 (tied with 5; the lower id wins) and 0, 1, 2, 5 are the other
+# vertices with an out-edge. 0-based arcs; the file is 1-based.
+TIE_ARCS = [(0, 1), (1, 2), (2, 3), (3, 0), (3, 4), (3, 5), (5, 6), (5, 4), (5, 0)]
+TIE_N = 8
+
+
+class Checker:
+    def __init__(self, exe):
+        self.exe = exe
+        self.passed = 0
+        self.failed = 0
+
+    def check(self, ok, name, detail=""):
+        if ok:
+            self.passed += 1
+        else:
+            self.failed += 1
+            print(f"FAIL: {name}" + (f"\n      {detail}" if detail else ""), flush=True)
+        return ok
+
+    def run(self, args):
+        """Runs bfs_bench; returns (exit code, stdout, stderr, seconds). Exit code None on timeout."""
+        t0 = time.monotonic()
+        try:
+            p = subprocess.run([self.exe] + [str(a) for a in args], capture_output=True, text=True,
+                               timeout=RUN_TIMEOUT)
+            return p.returncode, p.stdout, p.stderr, time.monotonic() - t0
+        except subprocess.TimeoutExpired as e:
+            out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+            return None, out, f"timed out after {RUN_TIMEOUT} s", time.monotonic() - t0
+
+
+def bfs_levels(n, arcs, source):
+    adj = [[] for _ in range(n)]
+    for i, j in arcs:
+        adj[i].append(j)
+    level = [-1] * n
+    level[source] = 0
+    frontier = [source]
+    while frontier:
+        nxt = []
+        for v in frontier:
+            for w in adj[v]:
+                if level[w] < 0:
+                    level[w] = level[v] + 1
+                    nxt.append(w)
+        frontier = nxt
+    return level
+
+
+def read_mtx_arcs(path):
+    """Arcs of a Matrix Market coordinate file (symmetric ones in both directions), deduplicated."""
+    with open(path, encoding="ascii") as f:
+        lines = f.read().splitlines()
+    symmetric = lines[0].lower().split()[4] != "general"
+    body = [ln for ln in lines[1:] if ln.strip() and not ln.startswith("%")]
+    n = int(body[0].split()[0])
+    arcs = set()
+    for ln in body[1:]:
+        i, j = (int(x) - 1 for x in ln.split()[:2])
+        arcs.add((i, j))
+        if symmetric:
+            arcs.add((j, i))
+    return n, sorted(arcs)
+
+
+def is_number(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def load_json(c, path, name):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        c.check(False, f"{name}: --json file is readable JSON", str(e))
+        return None
+
+
+def check_header(c, j, name):
+    for key in ["tool", "gbcuda_version", "date", "command_line", "device", "graphblas", "edges_counted_as",
+                "settings", "graphs", "cases", "failures"]:
+        c.check(key in j, f"{name}: JSON has '{key}'")
+    c.check(j.get("edges_counted_as") == EDGES_COUNTED_AS, f"{name}: JSON says how edges are counted",
+            str(j.get("edges_counted_as")))
+    c.check(isinstance(j.get("device"), dict) and bool(j["device"].get("name")), f"{name}: JSON names the device")
+    c.check("bfs_bench" in j.get("command_line", ""), f"{name}: JSON holds the command line")
+    c.check(j.get("failures") == 0, f"{name}: JSON reports no failures", str(j.get("failures")))
+
+
+def check_cases(c, j, name, graphs, kernels, expect_graphblas=True):
+    """Every graph x source x (kernel | graphblas) is there, ok, with numbers; GraphBLAS agrees."""
+    cases = j.get("cases", [])
+    for k, case in enumerate(cases):
+        missing = [key for key in CASE_KEYS if key not in case]
+        if not c.check(not missing, f"{name}: case {k} has every key", f"missing {missing}"):
+            return
+    recorded = {g["graph"]: g for g in j.get("graphs", [])}
+    for g in graphs:
+        rec = recorded.get(g)
+        if not c.check(rec is not None and "error" not in rec, f"{name}: graph {g} loaded", str(rec)):
+            continue
+        sources = [s["vertex"] for s in rec["sources"]]
+        c.check(rec["sources"][0]["kind"] == "max-degree", f"{name}: {g}: first source is the max-degree vertex")
+        for src in sources:
+            rows = [x for x in cases if x["graph"] == g and x["source"] == src]
+            names = [x["name"] for x in rows]
+            want = list(kernels) + (["graphblas"] if expect_graphblas else [])
+            c.check(names == want, f"{name}: {g} source {src}: one case per kernel and baseline", f"{names} != {want}")
+            for x in rows:
+                label = f"{name}: {g} source {src} {x['name']}"
+                c.check(x["status"] == "ok", f"{label}: status ok", f"{x['status']}: {x['note']}")
+                c.check(x["runs"] == len(x["seconds"]) == x["runs_planned"] == 2, f"{label}: 2 timed runs",
+                        f"runs {x['runs']}, seconds {x['seconds']}")
+                nums = ["vertices", "entries", "levels", "reached", "edges_traversed", "seconds_median", "seconds_min"]
+                c.check(all(is_number(x[key]) for key in nums), f"{label}: numbers present",
+                        str({key: x[key] for key in nums}))
+                c.check(all(is_number(t) and t >= 0 for t in x["seconds"]), f"{label}: run times are numbers")
+                if is_number(x["seconds_median"]) and x["seconds_median"] > 0:
+                    c.check(is_number(x["gteps"]), f"{label}: GTEPS present", str(x["gteps"]))
+                    if is_number(x["gteps"]):
+                        want_g = x["edges_traversed"] / x["seconds_median"] / 1e9
+                        c.check(abs(x["gteps"] - want_g) <= 1e-9 + 1e-6 * want_g, f"{label}: GTEPS = edges / median")
+                c.check(bool(x["device"]), f"{label}: names the device")
+                c.check(x["source_kind"] in ("max-degree", "random"), f"{label}: source kind")
+            if rows:
+                first = rows[0]
+                c.check(first["validated"], f"{name}: {g} source {src}: first result validated")
+                for x in rows[1:]:
+                    c.check(x["compared_with"] == first["name"], f"{name}: {g} source {src} {x['name']}: compared")
+                    c.check((x["levels"], x["reached"], x["edges_traversed"]) ==
+                            (first["levels"], first["reached"], first["edges_traversed"]),
+                            f"{name}: {g} source {src} {x['name']}: agrees with {first['name']}",
+                            f"{(x['levels'], x['reached'], x['edges_traversed'])} vs "
+                            f"{(first['levels'], first['reached'], first['edges_traversed'])}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bin", required=True, help="folder holding bfs_bench")
+    ap.add_argument("--matrices", required=True, help="the sample matrices folder")
+    args = ap.parse_args()
+    exe = os.path.join(args.bin, "bfs_bench")
+    if not os.access(exe, os.X_OK):
+        print(f"FAIL: {exe} not found or not executable\n0 passed, 1 failed")
+        return 1
+    c = Checker(exe)
+    karate = os.path.join(args.matrices, "karate.mtx")
+    t_start = time.monotonic()
+
+    with tempfile.TemporaryDirectory(prefix="test_bench_") as tmp:
+        tie = os.path.join(tmp, "tie.mtx")
+        with open(tie, "w", encoding="ascii") as f:
+            f.write(f"%%MatrixMarket matrix coordinate pattern general\n{TIE_N} {TIE_N} {len(TIE_ARCS)}\n")
+            for i, j in TIE_ARCS:
+                f.write(f"{i + 1} {j + 1}\n")
+
+        # 1. The small preset on the host, as the brief's command runs it.
+        out1 = os.path.join(tmp, "out.json")
+        rc, out, err, secs = c.run(["--preset", "small", "--device", "host", "--repeat", "2", "--json", out1])
+        print(f"preset small: exit {rc} in {secs:.1f} s", flush=True)
+        if c.check(rc == 0, "preset small: exit 0", err[-1500:]):
+            c.check("GTEPS" in out and "median ms" in out and "peak MiB" in out, "preset small: table header")
+            c.check(EDGES_COUNTED_AS in out, "preset small: the table says how edges are counted")
+            for g in PRESET_SMALL:
+                c.check(any(line.startswith(g + " ") for line in out.splitlines()), f"preset small: table row for {g}")
+            c.check("[1/4]" in err and "[4/4]" in err, "preset small: progress on stderr")
+            j = load_json(c, out1, "preset small")
+            if j:
+                check_header(c, j, "preset small")
+                c.check(j["settings"].get("repeat") == 2, "preset small: settings.repeat")
+                c.check([g["graph"] for g in j["graphs"]] == PRESET_SMALL, "preset small: the preset's graphs",
+                        str([g["graph"] for g in j["graphs"]]))
+                check_cases(c, j, "preset small", PRESET_SMALL, ["auto"])
+                c.check(all(x["kind"] != "host-backend" for x in j["cases"]),
+                        "preset small: no separate host baseline when the kernels run on the host")
+
+        # 2. Known answers: sources (max degree with a tie, every other non-isolated vertex), levels.
+        out2 = os.path.join(tmp, "out2.json")
+        rc, out, err, secs = c.run([tie, karate, "--device", "host", "--kernels", "all", "--sources", "100",
+                                    "--repeat", "2", "--warmup", "1", "--seed", "7", "--json", out2])
+        print(f"known graphs: exit {rc} in {secs:.1f} s", flush=True)
+        if c.check(rc == 0, "known graphs: exit 0", err[-1500:]):
+            j = load_json(c, out2, "known graphs")
+            if j:
+                check_header(c, j, "known graphs")
+                check_cases(c, j, "known graphs", [tie, karate], HOST_KERNELS)
+                graphs = {g["graph"]: g for g in j["graphs"]}
+                for path, (n, arcs) in [(tie, (TIE_N, TIE_ARCS)), (karate, read_mtx_arcs(karate))]:
+                    g = graphs.get(path)
+                    if not g:
+                        continue
+                    name = os.path.basename(path)
+                    degree = [0] * n
+                    for i, _ in arcs:
+                        degree[i] += 1
+                    best = max(range(n), key=lambda v: (degree[v], -v))
+                    sources = [s["vertex"] for s in g["sources"]]
+                    c.check(sources[0] == best, f"{name}: first source is the max-degree vertex {best}", str(sources))
+                    c.check(g["max_out_degree"] == degree[best], f"{name}: max_out_degree")
+                    c.check(len(set(sources)) == len(sources), f"{name}: sources distinct", str(sources))
+                    others = {v for v in range(n) if degree[v] > 0 and v != best}
+                    c.check(set(sources[1:]) == others, f"{name}: --sources 100 takes every other non-isolated vertex",
+                            f"{sorted(sources[1:])} vs {sorted(others)}")
+                    c.check(all(s["kind"] == "random" for s in g["sources"][1:]), f"{name}: random sources marked")
+                    for x in j["cases"]:
+                        if x["graph"] != path:
+                            continue
+                        lv = bfs_levels(n, arcs, x["source"])
+                        want = (max(lv) + 1, sum(1 for v in lv if v >= 0),
+                                sum(degree[v] for v in range(n) if lv[v] >= 0))
+                        c.check((x["levels"], x["reached"], x["edges_traversed"]) == want,
+                                f"{name} source {x['source']} {x['name']}: levels, reached, edges",
+                                f"{(x['levels'], x['reached'], x['edges_traversed'])} != {want}")
+
+        # 3. Same seed, same sources; the CPU-baseline size limit says why rows are skipped.
+        out3 = os.path.join(tmp, "out3.json")
+        rc, out, err, secs = c.run([karate, "--device", "host", "--sources", "3", "--seed", "7", "--repeat", "1",
+                                    "--warmup", "0", "--host-max-entries", "10", "--json", out3])
+        if c.check(rc == 0, "size limit: exit 0", err[-1500:]):
+            c.check(TOO_LARGE in out, "size limit: the table says the baseline was skipped", out[-1500:])
+            j = load_json(c, out3, "size limit")
+            if j:
+                grb = [x for x in j["cases"] if x["name"] == "graphblas"]
+                c.check(len(grb) == 4 and all(x["status"] == "skipped" and x["note"] == TOO_LARGE for x in grb),
+                        "size limit: graphblas rows skipped", str(grb)[:500])
+                j2 = load_json(c, out2, "known graphs")
+                if j2:
+                    s2 = [g["sources"] for g in j2["graphs"] if g["graph"] == karate]
+                    s3 = [g["sources"] for g in j["graphs"] if g["graph"] == karate]
+                    c.check(s2 and s3 and s2[0][:4] == s3[0], "the seed fixes the random sources", f"{s2} / {s3}")
+
+        # 4. --no-graphblas leaves the baseline out.
+        rc, out, err, secs = c.run([tie, "--device", "host", "--no-graphblas", "--repeat", "1", "--warmup", "0"])
+        if c.check(rc == 0, "--no-graphblas: exit 0", err[-1500:]):
+            rows = [line for line in out.splitlines() if line.startswith(tie + " ")]
+            c.check(len(rows) == 1 and " graphblas " not in rows[0], "--no-graphblas: only the kernel's row",
+                    out[-800:])
+
+        # 5. Usage errors: exit 2, a message on stderr, nothing on stdout, no JSON written.
+        bad_json = os.path.join(tmp, "bad.json")
+        bad = [
+            ("no graphs", []),
+            ("unknown option", [tie, "--frobnicate"]),
+            ("repeat 0", [tie, "--repeat", "0"]),
+            ("negative sources", [tie, "--sources", "-1"]),
+            ("unknown kernel", [tie, "--kernels", "nosuch"]),
+            ("empty kernel name", [tie, "--kernels", "auto,,pull-spmv"]),
+            ("GPU kernel on the host", [tie, "--device", "host", "--kernels", "rodinia"]),
+            ("unknown preset", ["--preset", "huge"]),
+            ("unknown device", [tie, "--device", "gpu"]),
+            ("missing file", [os.path.join(tmp, "nope.mtx")]),
+            ("bad spec", ["kron:abc:16"]),
+            ("zero timeout", [tie, "--timeout-per-case", "0"]),
+            ("json folder missing", [tie, "--json", os.path.join(tmp, "no", "such", "dir", "x.json")]),
+        ]
+        for name, argv in bad:
+            rc, out, err, _ = c.run(argv + ["--json", bad_json] if "--json" not in argv else argv)
+            c.check(rc == 2, f"{name}: exit 2", f"args {argv}: exit {rc}; stderr: {err.strip()[-400:]}")
+            c.check("bfs_bench: error:" in err, f"{name}: stderr says 'bfs_bench: error:'", err.strip()[-400:])
+            c.check(out.strip() == "", f"{name}: nothing on stdout", out[:300])
+            c.check(not os.path.exists(bad_json), f"{name}: no JSON written")
+
+        rc, out, err, _ = c.run(["--help"])
+        if c.check(rc == 0, "--help: exit 0"):
+            for opt in ["--kernels", "--sources", "--seed", "--repeat", "--warmup", "--device", "--json", "--preset",
+                        "--no-graphblas", "--no-host", "--host-max-entries", "--timeout-per-case"]:
+                c.check(opt in out, f"--help mentions {opt}")
+
+    print(f"{c.passed} passed, {c.failed} failed ({time.monotonic() - t_start:.1f} s)")
+    return 0 if c.failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
