@@ -1,4 +1,5 @@
-// The CUDA frontier engine (lib/cuda/frontier/): every kernel, forced for the whole search,
+// The CUDA frontier engine (lib/cuda/frontier/) and the baselines (lib/baselines/): every kernel,
+// forced for the whole search,
 // gives the same levels as GraphBLAS on the sample matrices, random graphs, a star and a long
 // path; parents are valid; the queue overflow paths run on purpose with tiny capacities
 // (run_bfs called directly); the device-side choice hands over between kernels.
@@ -47,6 +48,12 @@ const std::vector<KernelCase>& kernel_cases() {
       {"single_block", BfsKernel::SingleBlock, Direction::Auto},
       {"frontier_pull", BfsKernel::Auto, Direction::Pull},
       {"pull_spmv", BfsKernel::PullSpmv, Direction::Auto},
+      // the baselines (lib/baselines/), same result contract
+      {"rodinia", BfsKernel::Rodinia, Direction::Auto},
+      {"vertex_topdown", BfsKernel::VertexTopDown, Direction::Auto},
+      {"vertex_bottomup", BfsKernel::VertexBottomUp, Direction::Auto},
+      {"edge_coo", BfsKernel::EdgeCoo, Direction::Auto},
+      {"block_per_vertex", BfsKernel::BlockPerVertex, Direction::Auto},
   };
   return cases;
 }
@@ -149,7 +156,8 @@ TEST_P(FrontierKernel, Star) {
 TEST_P(FrontierKernel, DirectedPath) {
   // 1e5 levels. The algebra's pull and the engine's forced pull walk every vertex per level:
   // a shorter path there.
-  const bool pulls = GetParam().direction == Direction::Pull || GetParam().kernel == BfsKernel::PullSpmv;
+  const bool pulls = GetParam().direction == Direction::Pull || GetParam().kernel == BfsKernel::PullSpmv ||
+                     GetParam().kernel == BfsKernel::VertexBottomUp;
   const Index len = pulls ? 3000 : 100000;
   const auto A = gbtest::path_graph(len, true);
   check(A, 0, "directed path", true);

@@ -25,7 +25,11 @@ struct KernelPolicy {
   BfsKernel forced = BfsKernel::Auto;  // a specific kernel, or Auto to choose per level
   double alpha = 15.0;                 // go pull when frontier_edges > unexplored_edges / alpha (growing)
   double beta = 18.0;                  // go back to push when frontier_size < n / beta (shrinking)
-  Index single_block_max = 1024;       // frontier <= this: the single-block multi-level kernel
+  Index single_block_max = 1024;       // frontier <= this: the single-block multi-level kernel ...
+  Index single_block_max_edges = 32768;  // ... while its out-edges fit one block's work too (one
+                                         // block expanding a 163k-edge Kronecker hub took 0.37 ms
+                                         // on the H100, 2026-11-22; a 4k-vertex grid frontier,
+                                         // 16k edges, 11 us)
   Index block_queue_max = 65536;       // frontier <= this: block queues; above: warp queues
 };
 
@@ -36,7 +40,8 @@ GBCUDA_HD inline BfsKernel choose_kernel(const KernelPolicy& p, const LevelInfo&
   if (!pull && growing && double(l.frontier_edges) > double(l.unexplored_edges) / p.alpha) pull = true;
   if (pull && !growing && double(l.frontier_size) < double(l.n) / p.beta) pull = false;
   if (pull) return BfsKernel::PullSpmv;
-  if (l.frontier_size <= p.single_block_max) return BfsKernel::SingleBlock;
+  if (l.frontier_size <= p.single_block_max && l.frontier_edges <= p.single_block_max_edges)
+    return BfsKernel::SingleBlock;
   if (l.frontier_size <= p.block_queue_max) return BfsKernel::QueueBlock;
   return BfsKernel::QueueWarp;
 }

@@ -154,7 +154,8 @@ void run_bfs(const DeviceGraph& g, Index source, bool parents, const KernelPolic
         break;
       case BfsKernel::QueueGlobal:
       case BfsKernel::QueueBlock:
-      case BfsKernel::QueueWarp: launch_push(k, a, c.level, queue[cur].data(), fsize, queue[1 - cur].data()); break;
+      case BfsKernel::QueueWarp: launch_push(k, a, c.level, queue[cur].data(), fsize, Index(c.frontier_edges), queue[1 - cur].data());
+        break;
       default: throw Error(Status::CudaError, "frontier engine: the device chose an unknown kernel (internal error)");
     }
     cur = 1 - cur;

@@ -267,7 +267,8 @@ __device__ __forceinline__ void finish_level(const SearchArgs& a, bool was_pull)
 
 // ---- launchers (one per kernel family), all on the legacy default stream --------------------
 // Push: one expansion of `in` (size `size`) into `out`, appending through ctl->next_size.
-void launch_push(BfsKernel kind, const SearchArgs& a, int lvl, const Vid* in, Index size, Vid* out);
+// A frontier of a few long rows (`edges` out-edges in all) is spread over many blocks instead.
+void launch_push(BfsKernel kind, const SearchArgs& a, int lvl, const Vid* in, Index size, Index edges, Vid* out);
 // Pull: one expansion from the frontier bitmap `fin` into the bitmap `fout` and the queue `out`.
 void launch_pull(const SearchArgs& a, int lvl, const std::uint32_t* fin, std::uint32_t* fout, Vid* out);
 // Sets the bitmap `bm` (ceil(n/32) words) to the vertices of the queue `q`.

@@ -119,6 +119,56 @@ __global__ void __launch_bounds__(kQueueThreads)
   finish_level(a, false);
 }
 
+// A few long rows (a frontier of at most kFewRows vertices holding many edges, e.g. the first
+// level from a Kronecker hub): one block per row would leave the other SMs idle, so the rows'
+// edges are laid end to end and cut into chunks of kChunkEdges, a block per chunk. Each block
+// finds the row of each of its edges from the rows' prefix sums (at most kFewRows, in shared
+// memory) and appends through its block queue.
+inline constexpr Index kFewRows = 32;
+inline constexpr Offset kFewRowsMinEdges = 16384;
+inline constexpr Offset kChunkEdges = 2048;
+
+__global__ void __launch_bounds__(kQueueThreads)
+    few_rows_kernel(SearchArgs a, int lvl, const Vid* __restrict__ in, Index size, Vid* __restrict__ out) {
+  extern __shared__ Vid smem[];  // block queue (caps.block_queue)
+  __shared__ Offset s_start[kFewRows + 1];
+  __shared__ Offset s_begin[kFewRows];
+  __shared__ Vid s_u[kFewRows];
+  __shared__ unsigned s_count;
+  __shared__ ull s_base, s_sum;
+  if (threadIdx.x == 0) {
+    Offset acc = 0;
+    for (Index i = 0; i < size; ++i) {
+      const Vid u = in[i];
+      s_u[i] = u;
+      s_begin[i] = a.g.out_ptr[u];
+      s_start[i] = acc;
+      acc += a.g.out_ptr[u + 1] - a.g.out_ptr[u];
+    }
+    s_start[size] = acc;
+    s_count = 0;
+  }
+  __syncthreads();
+  const Offset total = s_start[size];
+  const unsigned bcap = unsigned(a.caps.block_queue > 0 ? a.caps.block_queue : 0);
+  BlockAppender app{smem, &s_count, bcap, out, &a.ctl->next_size};
+  ull new_edges = 0;
+  for (Offset chunk = Offset(blockIdx.x) * kChunkEdges; chunk < total; chunk += Offset(gridDim.x) * kChunkEdges) {
+    const Offset end = min(chunk + kChunkEdges, total);
+    for (Offset base = chunk; base < end; base += blockDim.x) {  // block-uniform bounds
+      const Offset e = base + threadIdx.x;
+      const bool h = e < end;
+      Index r = 0;
+      if (h)
+        while (r + 1 < size && s_start[r + 1] <= e) ++r;
+      visit(a, lvl, h, h ? a.g.out_idx[s_begin[r] + (e - s_start[r])] : 0, s_u[r], app, new_edges);
+    }
+    flush_block_queue(smem, &s_count, bcap, out, &a.ctl->next_size, &s_base);
+  }
+  block_add(new_edges, &a.ctl->next_edges, &s_sum);
+  finish_level(a, false);
+}
+
 template <QueueMode M>
 void launch(const SearchArgs& a, int lvl, const Vid* in, Index size, Vid* out) {
   const Index tiles = (size + kQueueThreads - 1) / kQueueThreads;
@@ -137,7 +187,20 @@ void launch(const SearchArgs& a, int lvl, const Vid* in, Index size, Vid* out) {
 
 }  // namespace
 
-void launch_push(BfsKernel kind, const SearchArgs& a, int lvl, const Vid* in, Index size, Vid* out) {
+void launch_push(BfsKernel kind, const SearchArgs& a, int lvl, const Vid* in, Index size, Index edges, Vid* out) {
+  if (size <= kFewRows && edges >= kFewRowsMinEdges) {  // any push kind: spread the long rows
+    const Index chunks = (edges + kChunkEdges - 1) / kChunkEdges;
+    const unsigned grid = unsigned(std::clamp<Index>(chunks, 1, Index(a.sms) * 8));
+    const std::size_t smem = std::size_t(std::max(a.caps.block_queue, 0)) * sizeof(Vid);
+    static thread_local std::size_t raised = 48 * 1024;
+    if (smem > raised) {
+      CUDA_CHECK(cudaFuncSetAttribute(few_rows_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+      raised = smem;
+    }
+    few_rows_kernel<<<grid, kQueueThreads, smem>>>(a, lvl, in, size, out);
+    CUDA_CHECK_LAUNCH();
+    return;
+  }
   switch (kind) {
     case BfsKernel::QueueGlobal: launch<QueueMode::Global>(a, lvl, in, size, out); break;
     case BfsKernel::QueueBlock: launch<QueueMode::Block>(a, lvl, in, size, out); break;
