@@ -9,8 +9,6 @@
 namespace gbcuda::detail::cuda::frontier {
 namespace {
 
-inline constexpr int kPullBatch = 4;  // in-edges examined together by one thread
-
 __global__ void queue_to_bitmap_kernel(const Vid* __restrict__ q, Index size, std::uint32_t* bm) {
   for (Index i = global_thread(); i < size; i += grid_threads()) {
     const Vid v = q[i];
@@ -39,21 +37,13 @@ __global__ void __launch_bounds__(kQueueThreads)
     if (v < n && !((vis >> lane) & 1u)) {
       const Offset b = a.g.in_ptr[v], e = a.g.in_ptr[v + 1];
       examined += static_cast<ull>(e - b);
-      // Four in-edges at a time: their indices, then their bitmap words, are independent loads,
-      // so four cache misses are in flight instead of one (the scan is latency-bound).
-      for (Offset p = b; p < e && !found; p += kPullBatch) {
-        Vid u[kPullBatch];
-        bool hit[kPullBatch];
-#pragma unroll
-        for (int j = 0; j < kPullBatch; ++j) u[j] = p + j < e ? a.g.in_idx[p + j] : Vid(-1);
-#pragma unroll
-        for (int j = 0; j < kPullBatch; ++j) hit[j] = u[j] >= 0 && ((fin[u[j] >> 5] >> (u[j] & 31)) & 1u);
-#pragma unroll
-        for (int j = kPullBatch - 1; j >= 0; --j)  // the first hit in edge order
-          if (hit[j]) {
-            found = true;
-            par = u[j];
-          }
+      for (Offset p = b; p < e; ++p) {
+        const Vid u = a.g.in_idx[p];
+        if ((fin[u >> 5] >> (u & 31)) & 1u) {
+          found = true;
+          par = u;
+          break;
+        }
       }
     }
     const unsigned m = __ballot_sync(kFullMask, found);
