@@ -25,6 +25,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "cli_common.hpp"
 #include "gbcuda/bfs.hpp"
 #include "gbcuda/context.hpp"
 #include "gbcuda/generators.hpp"
@@ -52,12 +53,14 @@ using gbcuda::Index;
 using Json = nlohmann::ordered_json;
 using Clock = std::chrono::steady_clock;
 
-constexpr const char* kEdgesCountedAs = "edges = stored directed entries in the rows of reached vertices";
 constexpr const char* kTooLarge = "skipped (too large for the CPU baselines in this run)";
 
-constexpr int kExitOk = 0;
-constexpr int kExitFailure = 1;
-constexpr int kExitUsage = 2;
+using gbcuda_cli::kEdgesCountedAs;
+using gbcuda_cli::kExitFailure;
+using gbcuda_cli::kExitOk;
+using gbcuda_cli::kExitUsage;
+using gbcuda_cli::median;
+using gbcuda_cli::UsageError;
 
 // The issue's standard suite, and a quick version of it for tests.
 const std::vector<std::string> kPresetStandard = {"kron:22:16",         "urand:22:16",       "grid:2048:2048",
@@ -65,10 +68,6 @@ const std::vector<std::string> kPresetStandard = {"kron:22:16",         "urand:2
                                                   "randout:100000000:8"};
 const std::vector<std::string> kPresetSmall = {"kron:16:16", "urand:16:16", "grid:256:256", "randout:100000:8"};
 
-// An input problem found by the CLI itself (exit 2), as opposed to one the library reports.
-struct UsageError {
-  std::string message;
-};
 
 struct Options {
   std::vector<std::string> graphs;
@@ -87,12 +86,6 @@ struct Options {
 };
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // ---------------------------------------------------------------------------------------------
 // Peak device memory of one case: the high-water mark of the CUDA default memory pool (which
@@ -1002,19 +995,5 @@ int main(int argc, char** argv) {
   std::string command_line;
   for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + shell_quote(argv[i]);
 
-  try {
-    return run(o, command_line);
-  } catch (const UsageError& e) {
-    fmt::print(stderr, "bfs_bench: error: {}\n", e.message);
-    return kExitUsage;
-  } catch (const gbcuda::Error& e) {
-    fmt::print(stderr, "bfs_bench: error: {}\n", e.what());
-    return e.is_input_error() ? kExitUsage : kExitFailure;
-  } catch (const std::bad_alloc&) {
-    fmt::print(stderr, "bfs_bench: error: out of host memory\n");
-    return kExitFailure;
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "bfs_bench: error: {}\n", e.what());
-    return kExitFailure;
-  }
+  return gbcuda_cli::run_reporting_errors("bfs_bench", [&] { return run(o, command_line); });
 }

@@ -16,6 +16,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "cli_common.hpp"
 #include "gbcuda/bfs.hpp"
 #include "gbcuda/context.hpp"
 #include "gbcuda/generators.hpp"
@@ -25,16 +26,14 @@
 
 namespace {
 
-constexpr const char* kEdgesCountedAs = "edges = stored directed entries in the rows of reached vertices";
 
-constexpr int kExitOk = 0;
-constexpr int kExitFailure = 1;
-constexpr int kExitUsage = 2;
+using gbcuda_cli::kEdgesCountedAs;
+using gbcuda_cli::kExitFailure;
+using gbcuda_cli::kExitOk;
+using gbcuda_cli::kExitUsage;
+using gbcuda_cli::median;
+using gbcuda_cli::UsageError;
 
-// An input problem found by the CLI itself (exit 2), as opposed to one the library reports.
-struct UsageError {
-  std::string message;
-};
 
 struct Options {
   std::string file;
@@ -94,12 +93,6 @@ void print_kernel_list() {
   for (const gbcuda::BfsKernelInfo& k : gbcuda::bfs_kernels()) width = std::max(width, std::string(k.name).size());
   for (const gbcuda::BfsKernelInfo& k : gbcuda::bfs_kernels())
     fmt::print("{:<{}}  {:<6}  {}\n", k.name, width, k.cuda_only ? "(CUDA)" : "", k.description);
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 // Vertices per level, level 0 first.
@@ -383,19 +376,5 @@ int main(int argc, char** argv) {
     return kExitOk;
   }
 
-  try {
-    return run(o, file_given);
-  } catch (const UsageError& e) {
-    fmt::print(stderr, "bfs_spmv: error: {}\n", e.message);
-    return kExitUsage;
-  } catch (const gbcuda::Error& e) {
-    fmt::print(stderr, "bfs_spmv: error: {}\n", e.what());
-    return e.is_input_error() ? kExitUsage : kExitFailure;
-  } catch (const std::bad_alloc&) {
-    fmt::print(stderr, "bfs_spmv: error: out of host memory\n");
-    return kExitFailure;
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "bfs_spmv: error: {}\n", e.what());
-    return kExitFailure;
-  }
+  return gbcuda_cli::run_reporting_errors("bfs_spmv", [&] { return run(o, file_given); });
 }
