@@ -154,3 +154,36 @@ INSTANTIATE_TEST_SUITE_P(Backends, VectorBackends, testing::Values(Backend::Host
                          [](const auto& info) { return std::string(gbcuda::to_string(info.param)); });
 
 }  // namespace
+
+namespace {
+
+// Allocations that cannot be satisfied are reported as Error(OutOfMemory), saying how much was
+// asked for (and, on the GPU, how much is free), never as a crash.
+TEST(Memory, HostAllocationTooLargeIsReported) {
+  try {
+    gbcuda::detail::Array<char> a(std::size_t(1) << 62, Backend::Host);
+    FAIL() << "expected Error(OutOfMemory)";
+  } catch (const gbcuda::Error& e) {
+    EXPECT_EQ(e.status(), gbcuda::Status::OutOfMemory);
+    EXPECT_NE(std::string(e.what()).find("MiB"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Memory, DeviceAllocationTooLargeSaysNeededAndFree) {
+  if (!gbcuda::cuda_available()) GTEST_SKIP() << "no CUDA device: nothing to exhaust";
+  try {
+    gbcuda::detail::Array<char> a(std::size_t(1) << 50, Backend::Cuda);  // 1 PiB
+    FAIL() << "expected Error(OutOfMemory)";
+  } catch (const gbcuda::Error& e) {
+    EXPECT_EQ(e.status(), gbcuda::Status::OutOfMemory);
+    const std::string m = e.what();
+    EXPECT_NE(m.find("needs"), std::string::npos) << m;
+    EXPECT_NE(m.find("free of"), std::string::npos) << m;
+  }
+  // The device is still usable afterwards.
+  gbcuda::detail::Array<int> small(16, Backend::Cuda);
+  small.fill_bytes_with(0);
+  EXPECT_EQ(small.to_vector(), std::vector<int>(16, 0));
+}
+
+}  // namespace
