@@ -923,10 +923,12 @@ std::vector<gbcuda::BfsKernel> select_kernels(const std::string& list, gbcuda::B
     } catch (const gbcuda::Error& e) {
       throw UsageError{e.what()};
     }
-    for (const gbcuda::BfsKernelInfo& info : gbcuda::bfs_kernels())
-      if (info.kernel == k && info.cuda_only && !cuda)
-        throw UsageError{fmt::format("kernel '{}' runs only on the GPU, and this run uses the host ({})", name,
-                                     GBCUDA_HAVE_CUDA ? "no usable GPU or --device host" : "built without CUDA")};
+    try {
+      gbcuda::check_bfs_kernel(k, cuda ? gbcuda::Backend::Cuda : gbcuda::Backend::Host);
+    } catch (const gbcuda::Error& e) {
+      throw UsageError{fmt::format("{}, and this run uses the host ({})", e.what(),
+                                   GBCUDA_HAVE_CUDA ? "no usable GPU or --device host" : "built without CUDA")};
+    }
     if (std::find(out.begin(), out.end(), k) == out.end()) out.push_back(k);
   }
   return out;

@@ -220,6 +220,7 @@ int run(const Options& o, bool file_given) {
   }
   const gbcuda::Direction direction = parse_direction(o.direction);
   const gbcuda::Backend backend = gbcuda::resolve_device(gbcuda::parse_device(o.device));
+  gbcuda::check_bfs_kernel(kernel, backend);  // before loading: a large file need not be read first
   const std::string device_desc = gbcuda::backend_description(backend);
 
   gbcuda::Index rodinia_source = -1;

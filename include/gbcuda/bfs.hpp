@@ -44,6 +44,9 @@ const std::vector<BfsKernelInfo>& bfs_kernels();
 const char* to_string(BfsKernel k);
 // Parses a CLI name ("auto", "pull-spmv", ...); throws Error(InvalidValue) listing the names.
 BfsKernel parse_bfs_kernel(const std::string& name);
+// Throws Error(InvalidValue) when `kernel` cannot run on `backend` (the CUDA-only kernels on the
+// host). bfs() calls it; a program can call it before loading a graph to fail early.
+void check_bfs_kernel(BfsKernel kernel, Backend backend);
 
 struct BfsOptions {
   Device device = Device::Auto;

@@ -55,6 +55,12 @@ BfsKernel parse_bfs_kernel(const std::string& name) {
   throw Error(Status::InvalidValue, "unknown kernel '" + name + "' (expected one of: " + names + ")");
 }
 
+void check_bfs_kernel(BfsKernel kernel, Backend backend) {
+  for (const auto& info : bfs_kernels())
+    if (info.kernel == kernel && info.cuda_only && backend != Backend::Cuda)
+      throw Error(Status::InvalidValue, std::string("kernel '") + info.name + "' runs only on the CUDA backend");
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -166,14 +172,8 @@ BfsResult bfs(const Matrix<T>& A, Index source, const BfsOptions& options) {
   BfsResult r;
   r.source = source;
   r.backend = resolve_device(options.device);
-  BfsKernel kernel = options.kernel;
-  const bool cuda_only = [&] {
-    for (const auto& info : bfs_kernels())
-      if (info.kernel == kernel) return info.cuda_only;
-    return false;
-  }();
-  if (cuda_only && r.backend != Backend::Cuda)
-    throw Error(Status::InvalidValue, std::string("kernel '") + to_string(kernel) + "' runs only on the CUDA backend");
+  const BfsKernel kernel = options.kernel;
+  check_bfs_kernel(kernel, r.backend);
   // The algebra path: the level loop below, one vxm per level.
   const bool algebra = kernel == BfsKernel::PullSpmv || kernel == BfsKernel::PushSpmspv ||
                        (kernel == BfsKernel::Auto && r.backend == Backend::Host);
