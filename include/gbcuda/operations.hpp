@@ -119,13 +119,6 @@ void product(Vector<TW>& w, const PreparedMask& pm, const S& s, const Matrix<TA>
              const Vector<TU>& u, bool u_first, Direction dir) {
   static_assert(std::is_same_v<TW, typename S::value_type>, "w must have the semiring's value type");
   const Backend b = w.backend();
-  const Matrix<TA>& rows_m = transposed ? A.transpose() : A;
-  auto structural_csr = [](const CsrView<TA>& a) {
-    return CsrView<bool>{a.nrows, a.ncols, a.row_ptr, a.col_idx, nullptr, true};
-  };
-  auto structural_vec = [](const VecView<TU>& x) {
-    return VecView<bool>{x.n, x.form, x.nvals, x.indices, nullptr, x.bitmap};
-  };
   bool can_push = b == Backend::Host;
 #if GBCUDA_HAVE_CUDA
   if (b == Backend::Cuda) can_push = cuda_can_scatter<S>();
@@ -136,31 +129,30 @@ void product(Vector<TW>& w, const PreparedMask& pm, const S& s, const Matrix<TA>
   VectorStore<TW> t;
   std::optional<Vector<TU>> u_hold;
   if (push) {
-    const Matrix<TA>& cols_m = transposed ? A : A.transpose();
+    const Matrix<TA>& cols_m = transposed ? A : A.transpose();  // rows of op(A)'
     const Vector<TU>& us = in_form(u, VectorForm::Sparse, u_hold);
     auto a = view(cols_m.csr(b));
     auto x = view(us.store());
     if (b == Backend::Host) host::scatter(t, pm.view, s, a, x, u_first);
 #if GBCUDA_HAVE_CUDA
     else if constexpr (cuda_supports_semiring<S, TA, TU>() && cuda_can_scatter<S>()) {
-      if constexpr (is_structural_v<S>) cuda::scatter(t, pm.view, s, structural_csr(a), structural_vec(x), u_first);
+      if constexpr (is_structural_v<S>) cuda::scatter(t, pm.view, s, value_free(a), value_free(x), u_first);
       else cuda::scatter(t, pm.view, s, a, x, u_first);
     }
 #endif
   } else {
+    const Matrix<TA>& rows_m = transposed ? A.transpose() : A;  // rows of op(A)
     const Vector<TU>& ug = u.form() == VectorForm::Sparse ? in_form(u, VectorForm::Bitmap, u_hold) : u;
     auto a = view(rows_m.csr(b));
     auto x = view(ug.store());
     if (b == Backend::Host) host::gather(t, pm.view, s, a, x, u_first);
 #if GBCUDA_HAVE_CUDA
     else if constexpr (cuda_supports_semiring<S, TA, TU>()) {
-      if constexpr (is_structural_v<S>) cuda::gather(t, pm.view, s, structural_csr(a), structural_vec(x), u_first);
+      if constexpr (is_structural_v<S>) cuda::gather(t, pm.view, s, value_free(a), value_free(x), u_first);
       else cuda::gather(t, pm.view, s, a, x, u_first);
     }
 #endif
   }
-  (void)structural_csr;
-  (void)structural_vec;
   w.store() = std::move(t);
 }
 

@@ -55,4 +55,15 @@ VecView<T> view(const VectorStore<T>& v) {
   return {v.n, v.form, v.nvals, v.indices.data(), v.values.data(), v.bitmap.data()};
 }
 
+// The same structure without values, for operators that read none (the structural semirings):
+// the CUDA backend instantiates those for bool views only.
+template <class T>
+CsrView<bool> value_free(const CsrView<T>& a) {
+  return {a.nrows, a.ncols, a.row_ptr, a.col_idx, nullptr, true};
+}
+template <class T>
+VecView<bool> value_free(const VecView<T>& x) {
+  return {x.n, x.form, x.nvals, x.indices, nullptr, x.bitmap};
+}
+
 }  // namespace gbcuda::detail
