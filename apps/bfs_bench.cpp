@@ -987,13 +987,7 @@ int main(int argc, char** argv) {
   app.name("bfs_bench");
   Options o;
   build_cli(app, o);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    fmt::print(stderr, "bfs_bench: error: {}\nRun 'bfs_bench --help' for the options.\n", e.what());
-    return kExitUsage;
-  }
+  if (const auto stop = gbcuda_cli::parse_arguments(app, argc, argv, "bfs_bench")) return *stop;
   std::string command_line;
   for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + shell_quote(argv[i]);
 

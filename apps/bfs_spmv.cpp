@@ -363,13 +363,7 @@ int main(int argc, char** argv) {
   app.name("bfs_spmv");
   Options o;
   build_cli(app, o);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    fmt::print(stderr, "bfs_spmv: error: {}\nRun 'bfs_spmv --help' for the options.\n", e.what());
-    return kExitUsage;
-  }
+  if (const auto stop = gbcuda_cli::parse_arguments(app, argc, argv, "bfs_spmv")) return *stop;
   o.source_given = app.count("--source") > 0;
   const bool file_given = app.count("FILE") > 0;
   if (o.kernel == "list") {

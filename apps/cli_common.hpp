@@ -3,9 +3,12 @@
 // the one place that turns an exception into a message and an exit code.
 #include <fmt/core.h>
 
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <exception>
 #include <new>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +31,19 @@ inline double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
   return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Parses the command line. Returns an exit code when the program should stop here: 0 after
+// --help or --version, 2 (with a message on stderr) for a usage error; nothing to go on.
+inline std::optional<int> parse_arguments(CLI::App& app, int argc, char** argv, const char* program) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    fmt::print(stderr, "{}: error: {}\nRun '{} --help' for the options.\n", program, e.what(), program);
+    return kExitUsage;
+  }
+  return std::nullopt;
 }
 
 // Runs body() and maps what it throws to "<program>: error: <message>" on stderr and an exit
