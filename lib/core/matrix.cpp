@@ -60,7 +60,10 @@ void sort_and_merge_rows(Index nrows, std::vector<Offset>& row_ptr, std::vector<
   const bool has_values = !values.empty();
   std::vector<Offset> kept(static_cast<std::size_t>(nrows) + 1, 0);
   bool duplicate_found = false;
-#pragma omp parallel for schedule(dynamic, 1024) reduction(|| : duplicate_found)
+  // std::vector<bool> packs its elements into shared words: threads writing different rows'
+  // values would race on them, so bool values are sorted on one thread.
+  const bool parallel = !(std::is_same_v<T, bool> && has_values);
+#pragma omp parallel for schedule(dynamic, 1024) reduction(|| : duplicate_found) if (parallel)
   for (Index i = 0; i < nrows; ++i) {
     const Offset lo = row_ptr[i], hi = row_ptr[i + 1];
     const bool sorted = std::is_sorted(col_idx.begin() + lo, col_idx.begin() + hi);
