@@ -68,11 +68,11 @@ const std::vector<std::string> kPresetStandard = {"kron:22:16",         "urand:2
                                                   "randout:100000000:8"};
 const std::vector<std::string> kPresetSmall = {"kron:16:16", "urand:16:16", "grid:256:256", "randout:100000:8"};
 
-
 struct Options {
   std::vector<std::string> graphs;
-  std::string kernels;  // empty: the default list for the device
-  int sources = 0;      // random sources beside the highest-degree vertex
+  std::string kernels;                // empty: the default list for the device
+  std::string level_loop = "device";  // device, host or both
+  int sources = 0;                    // random sources beside the highest-degree vertex
   std::uint64_t seed = 1;
   int repeat = 10;
   int warmup = 2;
@@ -438,9 +438,16 @@ struct GraphRecord {
   std::string error;
 };
 
+// One kernel row: a kernel and, for the frontier engine's kernels on CUDA, its level loop.
+struct KernelRun {
+  gbcuda::BfsKernel kernel;
+  gbcuda::LevelLoop loop;
+  std::string name;  // the row's name: the kernel's, with "/host-loop" for the host loop
+};
+
 class Bench {
  public:
-  Bench(const Options& o, gbcuda::Backend backend, std::vector<gbcuda::BfsKernel> kernels)
+  Bench(const Options& o, gbcuda::Backend backend, std::vector<KernelRun> kernels)
       : o_(o), backend_(backend), kernels_(std::move(kernels)), device_desc_(gbcuda::backend_description(backend)) {}
 
   void run_graph(const std::string& name, std::size_t index, std::size_t count);
@@ -467,14 +474,14 @@ class Bench {
     return r;
   }
   void progress(const Row& r) const;
-  Row run_gbcuda(const gbcuda::Matrix<bool>& A, const GraphRecord& g, const Source& s, gbcuda::BfsKernel kernel,
+  Row run_gbcuda(const gbcuda::Matrix<bool>& A, const GraphRecord& g, const Source& s, const KernelRun& kernel,
                  gbcuda::Backend where, std::vector<std::int32_t>& levels_out);
   Row run_graphblas(const GrbMatrix& G, const std::vector<Index>& degree, const GraphRecord& g, const Source& s,
                     std::vector<std::int32_t>& levels_out);
 
   const Options& o_;
   gbcuda::Backend backend_;
-  std::vector<gbcuda::BfsKernel> kernels_;
+  std::vector<KernelRun> kernels_;
   std::string device_desc_;
   GraphBlas graphblas_;
   std::vector<GraphRecord> graphs_;
@@ -493,14 +500,15 @@ void Bench::progress(const Row& r) const {
              r.reached, status_word(r.status), r.note.empty() ? "" : " (" + r.note + ")");
 }
 
-Row Bench::run_gbcuda(const gbcuda::Matrix<bool>& A, const GraphRecord& g, const Source& s, gbcuda::BfsKernel kernel,
+Row Bench::run_gbcuda(const gbcuda::Matrix<bool>& A, const GraphRecord& g, const Source& s, const KernelRun& kernel,
                       gbcuda::Backend where, std::vector<std::int32_t>& levels_out) {
   const bool host_baseline = where != backend_;
-  Row row = base_row(g, s, host_baseline ? "host" : gbcuda::to_string(kernel),
-                     host_baseline ? "host-backend" : "kernel", gbcuda::backend_description(where));
+  Row row = base_row(g, s, host_baseline ? "host" : kernel.name, host_baseline ? "host-backend" : "kernel",
+                     gbcuda::backend_description(where));
   gbcuda::BfsOptions opt;
   opt.device = where == gbcuda::Backend::Cuda ? gbcuda::Device::Cuda : gbcuda::Device::Host;
-  opt.kernel = kernel;
+  opt.kernel = kernel.kernel;
+  opt.level_loop = kernel.loop;
   opt.collect_stats = false;  // per-level statistics would add a synchronisation per level
   DevicePeak peak(where == gbcuda::Backend::Cuda);
   gbcuda::BfsResult last;
@@ -646,9 +654,9 @@ void Bench::run_graph(const std::string& name, std::size_t index, std::size_t co
       rows_.push_back(std::move(row));
     };
 
-    for (gbcuda::BfsKernel k : kernels_) {
+    for (const KernelRun& k : kernels_) {
       guarded([&](std::vector<std::int32_t>& lv) { return run_gbcuda(A, g, s, k, backend_, lv); },
-              base_row(g, s, gbcuda::to_string(k), "kernel", device_desc_));
+              base_row(g, s, k.name, "kernel", device_desc_));
     }
     if (want_host) {
       Row host = base_row(g, s, "host", "host-backend", gbcuda::backend_description(gbcuda::Backend::Host));
@@ -660,7 +668,8 @@ void Bench::run_graph(const std::string& name, std::size_t index, std::size_t co
       } else {
         guarded(
             [&](std::vector<std::int32_t>& lv) {
-              return run_gbcuda(A, g, s, gbcuda::BfsKernel::Auto, gbcuda::Backend::Host, lv);
+              return run_gbcuda(A, g, s, {gbcuda::BfsKernel::Auto, gbcuda::LevelLoop::Device, "host"},
+                                gbcuda::Backend::Host, lv);
             },
             std::move(host));
       }
@@ -760,8 +769,9 @@ Json Bench::to_json(const std::string& command_line, const std::string& date) co
       "temporaries); null off the GPU";
   Json settings;
   std::vector<std::string> knames;
-  for (gbcuda::BfsKernel k : kernels_) knames.emplace_back(gbcuda::to_string(k));
+  for (const KernelRun& k : kernels_) knames.push_back(k.name);
   settings["kernels"] = knames;
+  settings["level_loop"] = o_.level_loop;
   settings["preset"] = o_.preset.empty() ? Json(nullptr) : Json(o_.preset);
   settings["extra_sources"] = o_.sources;
   settings["seed"] = o_.seed;
@@ -852,6 +862,10 @@ void build_cli(CLI::App& app, Options& o) {
                  "Comma-separated BFS kernels (bfs_spmv's names, e.g. auto,rodinia,queue-warp) or 'all' (every kernel "
                  "that runs on the device). Default: auto,rodinia on the GPU, auto on the host")
       ->type_name("LIST|all");
+  app.add_option(
+      "--level-loop", o.level_loop,
+      "How the CUDA frontier engine's kernels (auto, queue-*, single-block) step between levels: device "
+      "(one persistent kernel, the default), host (a launch per level; rows named KERNEL/host-loop) or both");
   app.add_option("--sources", o.sources, "Random non-isolated sources beside the highest-out-degree vertex (default 0)")
       ->type_name("K")
       ->check(CLI::Range(0, 1000000).description(""));
@@ -898,7 +912,7 @@ void build_cli(CLI::App& app, Options& o) {
       "  bfs_bench graph.mtx --device host --repeat 3");
 }
 
-std::vector<gbcuda::BfsKernel> select_kernels(const std::string& list, gbcuda::Backend backend) {
+std::vector<gbcuda::BfsKernel> select_kernel_list(const std::string& list, gbcuda::Backend backend) {
   std::vector<gbcuda::BfsKernel> out;
   const bool cuda = backend == gbcuda::Backend::Cuda;
   if (list == "all") {
@@ -934,6 +948,23 @@ std::vector<gbcuda::BfsKernel> select_kernels(const std::string& list, gbcuda::B
   return out;
 }
 
+// The kernel rows: each kernel once, the frontier engine's in the loop(s) --level-loop names.
+std::vector<KernelRun> select_kernels(const std::string& list, const std::string& level_loop, gbcuda::Backend backend) {
+  if (level_loop != "device" && level_loop != "host" && level_loop != "both")
+    throw UsageError{fmt::format("unknown --level-loop '{}' (expected device, host or both)", level_loop)};
+  std::vector<KernelRun> out;
+  for (gbcuda::BfsKernel k : select_kernel_list(list, backend)) {
+    const std::string name = gbcuda::to_string(k);
+    if (!gbcuda::bfs_kernel_uses_level_loop(k, backend)) {
+      out.push_back({k, gbcuda::LevelLoop::Device, name});
+      continue;
+    }
+    if (level_loop != "host") out.push_back({k, gbcuda::LevelLoop::Device, name});
+    if (level_loop != "device") out.push_back({k, gbcuda::LevelLoop::Host, name + "/host-loop"});
+  }
+  return out;
+}
+
 int run(const Options& o, const std::string& command_line) {
   std::vector<std::string> graphs = o.graphs;
   if (o.preset == "standard") graphs.insert(graphs.end(), kPresetStandard.begin(), kPresetStandard.end());
@@ -964,7 +995,7 @@ int run(const Options& o, const std::string& command_line) {
   }
 
   const gbcuda::Backend backend = gbcuda::resolve_device(gbcuda::parse_device(o.device));
-  const std::vector<gbcuda::BfsKernel> kernels = select_kernels(o.kernels, backend);
+  const std::vector<KernelRun> kernels = select_kernels(o.kernels, o.level_loop, backend);
   const std::string date = utc_now();
   fmt::print(stderr, "bfs_bench: {} graph(s), kernels on {}; {} warm-up + {} timed runs per case\n", graphs.size(),
              gbcuda::backend_description(backend), o.warmup, o.repeat);

@@ -26,14 +26,12 @@
 
 namespace {
 
-
 using gbcuda_cli::kEdgesCountedAs;
 using gbcuda_cli::kExitFailure;
 using gbcuda_cli::kExitOk;
 using gbcuda_cli::kExitUsage;
 using gbcuda_cli::median;
 using gbcuda_cli::UsageError;
-
 
 struct Options {
   std::string file;
@@ -42,6 +40,7 @@ struct Options {
   std::string device = "auto";
   std::string direction = "auto";
   std::string kernel = "auto";
+  std::string level_loop = "device";
   std::string format = "auto";
   bool transpose = false;
   bool symmetrize = false;
@@ -145,6 +144,12 @@ void build_cli(CLI::App& app, Options& o) {
                  "Implementation of each level: auto (chosen per level), or one forced for every level;\n"
                  "'--kernel list' prints the names with one line each (default auto)")
       ->type_name("NAME|list");
+  app.add_option("--level-loop", o.level_loop,
+                 "How the CUDA frontier engine (kernels auto, queue-*, single-block) steps between levels:\n"
+                 "device: every level inside one persistent kernel, decided on the GPU (default);\n"
+                 "host: one launch per level, the host reading the GPU's choice back in between")
+      ->type_name("device|host")
+      ->check(CLI::IsMember({"device", "host"}).description(""));
   app.add_option("--format", o.format, "Input format (default auto: detected from the content and the name)")
       ->type_name("auto|mtx|headerless|rodinia|edgelist|gbc")
       ->check(CLI::IsMember({"auto", "mtx", "headerless", "rodinia", "edgelist", "gbc"}).description(""));
@@ -266,6 +271,7 @@ int run(const Options& o, bool file_given) {
   bopt.device = backend == gbcuda::Backend::Cuda ? gbcuda::Device::Cuda : gbcuda::Device::Host;
   bopt.direction = direction;
   bopt.kernel = kernel;
+  bopt.level_loop = gbcuda::parse_level_loop(o.level_loop);
   bopt.compute_parents = o.validate || !o.parents_file.empty();
   bopt.collect_stats = o.verbose;  // per-level stats cost a sync per level; only when shown
 
@@ -325,6 +331,9 @@ int run(const Options& o, bool file_given) {
     j["backend"] = gbcuda::to_string(result.backend);
     j["direction"] = direction_name(direction);
     j["kernel"] = gbcuda::to_string(kernel);
+    j["level_loop"] = gbcuda::bfs_kernel_uses_level_loop(kernel, result.backend)
+                          ? nlohmann::json(gbcuda::to_string(bopt.level_loop))
+                          : nlohmann::json(nullptr);
     j["repeat"] = o.repeat;
     j["seconds_median"] = t_median;
     j["seconds_min"] = t_min;
@@ -345,7 +354,10 @@ int run(const Options& o, bool file_given) {
                result.num_levels);
     fmt::print("device:     {} [{}]\n", device_desc, gbcuda::to_string(result.backend));
     fmt::print("direction:  {}\n", direction_name(direction));
-    fmt::print("kernel:     {}\n", gbcuda::to_string(kernel));
+    fmt::print("kernel:     {}{}\n", gbcuda::to_string(kernel),
+               gbcuda::bfs_kernel_uses_level_loop(kernel, result.backend)
+                   ? fmt::format(" ({} level loop)", gbcuda::to_string(bopt.level_loop))
+                   : std::string());
     fmt::print("time:       {:.6f} s per BFS (median of {}, min {:.6f} s)\n", t_median, o.repeat, t_min);
     if (have_gteps) fmt::print("GTEPS:      {:.4f} ({} edges / median time)\n", gteps, result.edges_traversed);
     else fmt::print("GTEPS:      n/a (time below the timer's resolution; {} edges)\n", result.edges_traversed);

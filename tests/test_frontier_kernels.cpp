@@ -2,9 +2,10 @@
 // forced for the whole search,
 // gives the same levels as GraphBLAS on the sample matrices, random graphs, a star and a long
 // path; parents are valid; the queue overflow paths run on purpose with tiny capacities
-// (run_bfs called directly); the device-side choice hands over between kernels.
+// (run_bfs called directly); the device-side choice hands over between kernels. The engine's
+// kernels run in both level loops: the persistent kernel (LevelLoop::Device) and one launch per
+// level (LevelLoop::Host).
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <cstdlib>
@@ -24,6 +25,7 @@ namespace {
 using gbcuda::BfsKernel;
 using gbcuda::Direction;
 using gbcuda::Index;
+using gbcuda::LevelLoop;
 namespace fr = gbcuda::detail::cuda::frontier;
 
 #define SKIP_WITHOUT_GPU() \
@@ -36,6 +38,7 @@ struct KernelCase {
   const char* name;
   BfsKernel kernel;
   Direction direction;
+  LevelLoop loop = LevelLoop::Device;
 };
 
 const std::vector<KernelCase>& kernel_cases() {
@@ -47,6 +50,13 @@ const std::vector<KernelCase>& kernel_cases() {
       {"queue_global", BfsKernel::QueueGlobal, Direction::Auto},
       {"single_block", BfsKernel::SingleBlock, Direction::Auto},
       {"frontier_pull", BfsKernel::Auto, Direction::Pull},
+      {"auto_host", BfsKernel::Auto, Direction::Auto, LevelLoop::Host},
+      {"auto_push_host", BfsKernel::Auto, Direction::Push, LevelLoop::Host},
+      {"queue_warp_host", BfsKernel::QueueWarp, Direction::Auto, LevelLoop::Host},
+      {"queue_block_host", BfsKernel::QueueBlock, Direction::Auto, LevelLoop::Host},
+      {"queue_global_host", BfsKernel::QueueGlobal, Direction::Auto, LevelLoop::Host},
+      {"single_block_host", BfsKernel::SingleBlock, Direction::Auto, LevelLoop::Host},
+      {"frontier_pull_host", BfsKernel::Auto, Direction::Pull, LevelLoop::Host},
       {"pull_spmv", BfsKernel::PullSpmv, Direction::Auto},
       // the baselines (lib/baselines/), same result contract
       {"rodinia", BfsKernel::Rodinia, Direction::Auto},
@@ -91,6 +101,7 @@ class FrontierKernel : public testing::TestWithParam<KernelCase> {
     o.kernel = GetParam().kernel;
     o.direction = GetParam().direction;
     o.compute_parents = parents;
+    o.level_loop = GetParam().loop;
     const gbcuda::BfsResult r = gbcuda::bfs(A, source, o);
     check_result(A, source, r, expected, parents);
     const BfsKernel k = GetParam().kernel;
@@ -184,11 +195,11 @@ struct Engine {
       g.in_idx = in.col_idx.data();
     }
   }
-  gbcuda::BfsResult run(Index source, BfsKernel forced, const fr::Capacities& caps, bool parents,
+  gbcuda::BfsResult run(Index source, BfsKernel forced, const fr::Capacities& caps, bool parents, LevelLoop loop,
                         gbcuda::detail::KernelPolicy policy = {}) const {
     policy.forced = forced;
     gbcuda::BfsResult r;
-    fr::run_bfs(g, source, parents, policy, caps, true, r);
+    fr::run_bfs(g, source, parents, policy, caps, true, loop, r);
     return r;
   }
 };
@@ -220,7 +231,7 @@ TEST_P(TinyCapacities, OverflowPathsKeepEveryVertex) {
       for (bool parents : {false, true}) {
         SCOPED_TRACE("graph " + std::to_string(i) + " from " + std::to_string(source));
         const auto expected = gbtest::graphblas_bfs_levels(A, source);
-        const auto r = e.run(source, k, tiny(), parents);
+        const auto r = e.run(source, k, tiny(), parents, GetParam().loop);
         check_result(A, source, r, expected, parents);
       }
     }
@@ -235,9 +246,17 @@ const std::vector<KernelCase>& engine_cases() {
       {"queue_global", BfsKernel::QueueGlobal, Direction::Auto},
       {"single_block", BfsKernel::SingleBlock, Direction::Auto},
       {"pull_spmv", BfsKernel::PullSpmv, Direction::Auto},
+      {"auto_host", BfsKernel::Auto, Direction::Auto, LevelLoop::Host},
+      {"queue_warp_host", BfsKernel::QueueWarp, Direction::Auto, LevelLoop::Host},
+      {"queue_block_host", BfsKernel::QueueBlock, Direction::Auto, LevelLoop::Host},
+      {"queue_global_host", BfsKernel::QueueGlobal, Direction::Auto, LevelLoop::Host},
+      {"single_block_host", BfsKernel::SingleBlock, Direction::Auto, LevelLoop::Host},
+      {"pull_spmv_host", BfsKernel::PullSpmv, Direction::Auto, LevelLoop::Host},
   };
   return cases;
 }
+
+constexpr LevelLoop kLoops[] = {LevelLoop::Device, LevelLoop::Host};
 
 INSTANTIATE_TEST_SUITE_P(Engine, TinyCapacities, testing::ValuesIn(engine_cases()), case_name);
 
@@ -246,20 +265,44 @@ TEST(FrontierEngine, SingleBlockHandsOverWhenItsQueueIsFull) {
   // A star from its centre: level 1 holds every leaf, far more than a 16-entry queue.
   const auto A = gbtest::star_graph(1000);
   const Engine e(A);
-  const auto r = e.run(0, BfsKernel::SingleBlock, tiny(), true);
-  check_result(A, 0, r, gbtest::graphblas_bfs_levels(A, 0), true);
-  ASSERT_EQ(r.levels.size(), 2u);
-  EXPECT_EQ(r.levels[0].kernel, BfsKernel::SingleBlock);
-  EXPECT_EQ(r.levels[1].kernel, BfsKernel::QueueBlock);
+  for (LevelLoop loop : kLoops) {
+    SCOPED_TRACE(gbcuda::to_string(loop));
+    const auto r = e.run(0, BfsKernel::SingleBlock, tiny(), true, loop);
+    check_result(A, 0, r, gbtest::graphblas_bfs_levels(A, 0), true);
+    ASSERT_EQ(r.levels.size(), 2u);
+    EXPECT_EQ(r.levels[0].kernel, BfsKernel::SingleBlock);
+    EXPECT_EQ(r.levels[1].kernel, BfsKernel::QueueBlock);
+  }
 }
 
 TEST(FrontierEngine, SingleBlockRunsANarrowSearchInOneLaunch) {
   SKIP_WITHOUT_GPU();
+  // 10000 levels: more than one launch's worth of per-level records (4096), so with stats on
+  // both loops also resume a search where a launch stopped.
   const auto A = gbtest::path_graph(20000, false);
   const Engine e(A, false);
-  const auto r = e.run(10000, BfsKernel::Auto, fr::Capacities{}, false);
-  check_result(A, 10000, r, gbtest::graphblas_bfs_levels(A, 10000), false);
-  for (const auto& s : r.levels) EXPECT_EQ(s.kernel, BfsKernel::SingleBlock) << "level " << s.level;
+  for (LevelLoop loop : kLoops) {
+    SCOPED_TRACE(gbcuda::to_string(loop));
+    const auto r = e.run(10000, BfsKernel::Auto, fr::Capacities{}, false, loop);
+    check_result(A, 10000, r, gbtest::graphblas_bfs_levels(A, 10000), false);
+    for (const auto& s : r.levels) EXPECT_EQ(s.kernel, BfsKernel::SingleBlock) << "level " << s.level;
+  }
+}
+
+TEST(FrontierEngine, DeviceLoopResumesAcrossLaunchesInEveryKernel) {
+  SKIP_WITHOUT_GPU();
+  // A directed path of 6000 vertices: 6000 expansions (the last one finds nothing), more than
+  // one persistent launch's 4096 per-level records, so with stats on every forced kernel resumes
+  // the search in a second launch (the frontier queue, and the pull's bitmap, must survive it).
+  const auto path = gbtest::path_graph(6000, true);
+  const Engine e(path);
+  for (BfsKernel k :
+       {BfsKernel::Auto, BfsKernel::QueueWarp, BfsKernel::QueueBlock, BfsKernel::QueueGlobal, BfsKernel::PullSpmv}) {
+    SCOPED_TRACE(gbcuda::to_string(k));
+    const auto r = e.run(0, k, fr::Capacities{}, true, LevelLoop::Device);
+    check_result(path, 0, r, gbtest::graphblas_bfs_levels(path, 0), true);
+    ASSERT_EQ(r.levels.size(), 6000u);
+  }
 }
 
 TEST(FrontierEngine, AutoSwitchesDirectionOnADenseGraph) {
@@ -269,27 +312,31 @@ TEST(FrontierEngine, AutoSwitchesDirectionOnADenseGraph) {
   gbcuda::detail::KernelPolicy p;  // defaults: alpha 15, beta 18
   p.single_block_max = 64;
   p.block_queue_max = 512;
-  const auto r = e.run(0, BfsKernel::Auto, fr::Capacities{}, true, p);
-  check_result(A, 0, r, gbtest::graphblas_bfs_levels(A, 0), true);
-  bool pulled = false, warp = false;
-  for (const auto& s : r.levels) {
-    pulled |= s.kernel == BfsKernel::PullSpmv;
-    warp |= s.kernel == BfsKernel::QueueWarp;
-    EXPECT_EQ(s.direction == Direction::Pull, s.kernel == BfsKernel::PullSpmv);
+  for (LevelLoop loop : kLoops) {
+    SCOPED_TRACE(gbcuda::to_string(loop));
+    const auto r = e.run(0, BfsKernel::Auto, fr::Capacities{}, true, loop, p);
+    check_result(A, 0, r, gbtest::graphblas_bfs_levels(A, 0), true);
+    bool pulled = false;
+    for (const auto& s : r.levels) {
+      pulled |= s.kernel == BfsKernel::PullSpmv;
+      EXPECT_EQ(s.direction == Direction::Pull, s.kernel == BfsKernel::PullSpmv);
+    }
+    EXPECT_TRUE(pulled);
+    EXPECT_EQ(r.levels.front().kernel, BfsKernel::SingleBlock);
   }
-  EXPECT_TRUE(pulled);
-  EXPECT_EQ(r.levels.front().kernel, BfsKernel::SingleBlock);
-  (void)warp;
 }
 
 TEST(FrontierEngine, NoPullWithoutInEdges) {
   SKIP_WITHOUT_GPU();
   const auto A = gbtest::random_graph({20000, 20.0, true, false, false, 0.0, 6});
   const Engine e(A, false);
-  const auto r = e.run(0, BfsKernel::Auto, fr::Capacities{}, false);
-  check_result(A, 0, r, gbtest::graphblas_bfs_levels(A, 0), false);
-  for (const auto& s : r.levels) EXPECT_NE(s.kernel, BfsKernel::PullSpmv);
-  EXPECT_THROW(e.run(0, BfsKernel::PullSpmv, fr::Capacities{}, false), gbcuda::Error);
+  for (LevelLoop loop : kLoops) {
+    SCOPED_TRACE(gbcuda::to_string(loop));
+    const auto r = e.run(0, BfsKernel::Auto, fr::Capacities{}, false, loop);
+    check_result(A, 0, r, gbtest::graphblas_bfs_levels(A, 0), false);
+    for (const auto& s : r.levels) EXPECT_NE(s.kernel, BfsKernel::PullSpmv);
+    EXPECT_THROW(e.run(0, BfsKernel::PullSpmv, fr::Capacities{}, false, loop), gbcuda::Error);
+  }
 }
 
 TEST(FrontierEngine, StatsOffStillGivesLevels) {
@@ -298,27 +345,39 @@ TEST(FrontierEngine, StatsOffStillGivesLevels) {
   const Engine e(A);
   gbcuda::detail::KernelPolicy p;
   p.forced = BfsKernel::Auto;
-  gbcuda::BfsResult r;
-  fr::run_bfs(e.g, 3, true, p, fr::Capacities{}, false, r);
-  EXPECT_TRUE(r.levels.empty());
-  EXPECT_GT(r.seconds, 0.0);
-  check_result(A, 3, r, gbtest::graphblas_bfs_levels(A, 3), true);
+  for (LevelLoop loop : kLoops) {
+    SCOPED_TRACE(gbcuda::to_string(loop));
+    gbcuda::BfsResult r;
+    fr::run_bfs(e.g, 3, true, p, fr::Capacities{}, false, loop, r);
+    EXPECT_TRUE(r.levels.empty());
+    EXPECT_GT(r.seconds, 0.0);
+    check_result(A, 3, r, gbtest::graphblas_bfs_levels(A, 3), true);
+  }
 }
 
 TEST(FrontierEngine, CalibratedPolicyIsSaneAndCached) {
   SKIP_WITHOUT_GPU();
   const auto dir = std::filesystem::temp_directory_path() / ("gbcuda-calib-test-" + std::to_string(::getpid()));
   ::setenv("GBCUDA_CACHE_DIR", dir.c_str(), 1);
-  const auto p = fr::calibrated_policy();
-  EXPECT_EQ(p.forced, BfsKernel::Auto);
-  EXPECT_GT(p.single_block_max, 0);
-  EXPECT_GE(p.block_queue_max, p.single_block_max);
-  EXPECT_GT(p.alpha, 0.0);
-  EXPECT_GT(p.beta, 0.0);
-  // Same object the second time (computed once per process).
-  const auto q = fr::calibrated_policy();
-  EXPECT_EQ(q.single_block_max, p.single_block_max);
-  EXPECT_EQ(q.alpha, p.alpha);
+  for (LevelLoop loop : kLoops) {
+    SCOPED_TRACE(gbcuda::to_string(loop));
+    const auto p = fr::calibrated_policy(loop);
+    EXPECT_EQ(p.forced, BfsKernel::Auto);
+    EXPECT_GT(p.single_block_max, 0);
+    EXPECT_GE(p.block_queue_max, p.single_block_max);
+    EXPECT_GT(p.alpha, 0.0);
+    EXPECT_GT(p.beta, 0.0);
+    // Same values the second time (computed once per process and loop).
+    const auto q = fr::calibrated_policy(loop);
+    EXPECT_EQ(q.single_block_max, p.single_block_max);
+    EXPECT_EQ(q.alpha, p.alpha);
+  }
+  // One cache file per loop.
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) files += entry.path().extension() == ".json";
+  if (::getenv("GBCUDA_CALIBRATION") == nullptr) {
+    EXPECT_EQ(files, 2);
+  }
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
 }

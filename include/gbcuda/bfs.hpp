@@ -48,10 +48,26 @@ BfsKernel parse_bfs_kernel(const std::string& name);
 // host). bfs() calls it; a program can call it before loading a graph to fail early.
 void check_bfs_kernel(BfsKernel kernel, Backend backend);
 
+// How the CUDA frontier engine (kernels auto, queue-warp, queue-block, queue-global and
+// single-block on the CUDA backend) goes from one level to the next.
+//   Device  all levels in one persistent cooperative kernel, a grid barrier between levels, each
+//           level's kernel chosen on the device: no host round trip and no launch per level.
+//           Falls back to Host on a GPU without cooperative launch.
+//   Host    one launch per level (or per single-block phase); the host reads the device's
+//           choice back before launching the next (kept for comparison and as the fallback)
+enum class LevelLoop { Device, Host };
+const char* to_string(LevelLoop l);
+// Parses "device" or "host"; throws Error(InvalidValue) otherwise.
+LevelLoop parse_level_loop(const std::string& name);
+// Whether BfsOptions::level_loop matters for `kernel` on `backend` (the frontier engine's kernels
+// on CUDA).
+bool bfs_kernel_uses_level_loop(BfsKernel kernel, Backend backend);
+
 struct BfsOptions {
   Device device = Device::Auto;
   BfsKernel kernel = BfsKernel::Auto;
-  Direction direction = Direction::Auto;  // Auto: switch push/pull per level (see bfs.cpp)
+  LevelLoop level_loop = LevelLoop::Device;  // CUDA frontier engine only (see LevelLoop)
+  Direction direction = Direction::Auto;     // Auto: switch push/pull per level (see bfs.cpp)
   bool compute_parents = false;
   bool collect_stats = true;  // per-level statistics (costs a device sync per level)
   // Direction-switch constants (LAGraph's heuristic): go pull when frontier edges exceed
@@ -61,9 +77,9 @@ struct BfsOptions {
 };
 
 struct BfsLevelStats {
-  int level = 0;                // the level being produced (1 = neighbours of the source)
-  Index frontier_size = 0;      // vertices in the frontier expanded at this step
-  Index edges_examined = 0;     // push: out-edges of the frontier; pull: upper bound, in-edges of unvisited
+  int level = 0;             // the level being produced (1 = neighbours of the source)
+  Index frontier_size = 0;   // vertices in the frontier expanded at this step
+  Index edges_examined = 0;  // push: out-edges of the frontier; pull: upper bound, in-edges of unvisited
   Direction direction = Direction::Push;
   BfsKernel kernel = BfsKernel::PushSpmspv;  // the implementation that ran this level
   double seconds = 0.0;
@@ -74,10 +90,10 @@ struct BfsResult {
   std::vector<std::int64_t> parent;  // parent[v] (source: itself, unreachable: -1); empty unless asked
   Index source = 0;
   Index vertices_reached = 0;
-  int num_levels = 0;                // levels including the source's level 0
-  Index edges_traversed = 0;         // stored entries in the rows of reached vertices (for GTEPS)
+  int num_levels = 0;         // levels including the source's level 0
+  Index edges_traversed = 0;  // stored entries in the rows of reached vertices (for GTEPS)
   Backend backend = Backend::Host;
-  double seconds = 0.0;              // whole search, excluding graph upload and transpose
+  double seconds = 0.0;               // whole search, excluding graph upload and transpose
   std::vector<BfsLevelStats> levels;  // one per expansion step, when collect_stats
 };
 

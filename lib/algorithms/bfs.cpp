@@ -23,18 +23,27 @@ namespace gbcuda {
 
 const std::vector<BfsKernelInfo>& bfs_kernels() {
   static const std::vector<BfsKernelInfo> table = {
-      {BfsKernel::Auto, "auto", "choose per level: the algebra on the host; on CUDA the frontier kernels by the calibrated cost model", false},
-      {BfsKernel::PullSpmv, "pull-spmv", "every level a pull: masked SpMV over A' with a bitmap frontier and early exit (the algebra)", false},
-      {BfsKernel::PushSpmspv, "push-spmspv", "every level a push: masked SpMSpV along A's rows from a sparse frontier (the algebra)", false},
-      {BfsKernel::QueueWarp, "queue-warp", "push with per-warp shared-memory queues merged into block queues, one global atomic per block", true},
-      {BfsKernel::QueueBlock, "queue-block", "push with one shared-memory queue per block, one global atomic per block", true},
-      {BfsKernel::QueueGlobal, "queue-global", "push appending each new vertex to the global queue with its own atomic", true},
-      {BfsKernel::SingleBlock, "single-block", "one block runs many narrow levels per launch; hands over to block queues when full", true},
-      {BfsKernel::Rodinia, "rodinia", "baseline: Rodinia two-kernel BFS (frontier/updating masks, host-polled flag)", true},
+      {BfsKernel::Auto, "auto",
+       "choose per level: the algebra on the host; on CUDA the frontier kernels by the calibrated cost model", false},
+      {BfsKernel::PullSpmv, "pull-spmv",
+       "every level a pull: masked SpMV over A' with a bitmap frontier and early exit (the algebra)", false},
+      {BfsKernel::PushSpmspv, "push-spmspv",
+       "every level a push: masked SpMSpV along A's rows from a sparse frontier (the algebra)", false},
+      {BfsKernel::QueueWarp, "queue-warp",
+       "push with per-warp shared-memory queues merged into block queues, one global atomic per block", true},
+      {BfsKernel::QueueBlock, "queue-block", "push with one shared-memory queue per block, one global atomic per block",
+       true},
+      {BfsKernel::QueueGlobal, "queue-global", "push appending each new vertex to the global queue with its own atomic",
+       true},
+      {BfsKernel::SingleBlock, "single-block",
+       "one block runs many narrow levels per launch; hands over to block queues when full", true},
+      {BfsKernel::Rodinia, "rodinia", "baseline: Rodinia two-kernel BFS (frontier/updating masks, host-polled flag)",
+       true},
       {BfsKernel::VertexTopDown, "vertex-topdown", "baseline: one thread per vertex, top-down", true},
       {BfsKernel::VertexBottomUp, "vertex-bottomup", "baseline: one thread per vertex, bottom-up", true},
       {BfsKernel::EdgeCoo, "edge-coo", "baseline: one thread per edge (COO), every edge every level", true},
-      {BfsKernel::BlockPerVertex, "block-per-vertex", "baseline: one block per frontier vertex, threads over its edges", true},
+      {BfsKernel::BlockPerVertex, "block-per-vertex", "baseline: one block per frontier vertex, threads over its edges",
+       true},
   };
   return table;
 }
@@ -53,6 +62,20 @@ BfsKernel parse_bfs_kernel(const std::string& name) {
     names += info.name;
   }
   throw Error(Status::InvalidValue, "unknown kernel '" + name + "' (expected one of: " + names + ")");
+}
+
+const char* to_string(LevelLoop l) { return l == LevelLoop::Device ? "device" : "host"; }
+
+LevelLoop parse_level_loop(const std::string& name) {
+  if (name == "device") return LevelLoop::Device;
+  if (name == "host") return LevelLoop::Host;
+  throw Error(Status::InvalidValue, "unknown level loop '" + name + "' (expected device or host)");
+}
+
+bool bfs_kernel_uses_level_loop(BfsKernel kernel, Backend backend) {
+  return backend == Backend::Cuda &&
+         (kernel == BfsKernel::Auto || kernel == BfsKernel::QueueWarp || kernel == BfsKernel::QueueBlock ||
+          kernel == BfsKernel::QueueGlobal || kernel == BfsKernel::SingleBlock);
 }
 
 void check_bfs_kernel(BfsKernel kernel, Backend backend) {
@@ -163,8 +186,8 @@ void level_loop(const Matrix<T>& A, Index source, const BfsOptions& o, Backend b
 template <class T>
 BfsResult bfs(const Matrix<T>& A, Index source, const BfsOptions& options) {
   if (A.nrows() != A.ncols())
-    throw Error(Status::InvalidValue, "BFS needs a square matrix, got " + std::to_string(A.nrows()) + " x " +
-                                          std::to_string(A.ncols()));
+    throw Error(Status::InvalidValue,
+                "BFS needs a square matrix, got " + std::to_string(A.nrows()) + " x " + std::to_string(A.ncols()));
   if (A.nrows() == 0) throw Error(Status::InvalidValue, "BFS on an empty graph (0 vertices)");
   if (source < 0 || source >= A.nrows())
     throw Error(Status::InvalidIndex, "source vertex " + std::to_string(source) + " is out of range [0, " +
@@ -195,8 +218,8 @@ BfsResult bfs(const Matrix<T>& A, Index source, const BfsOptions& options) {
     g.nnz = A.nvals();
     g.out_ptr = out.row_ptr.data();
     g.out_idx = out.col_idx.data();
-    const bool needs_in = kernel == BfsKernel::VertexBottomUp ||
-                          (kernel == BfsKernel::Auto && options.direction != Direction::Push);
+    const bool needs_in =
+        kernel == BfsKernel::VertexBottomUp || (kernel == BfsKernel::Auto && options.direction != Direction::Push);
     if (needs_in) {
       const Csr<T>& in = A.is_symmetric_structure() ? out : A.transpose().csr(Backend::Cuda);
       g.in_ptr = in.row_ptr.data();
@@ -211,12 +234,13 @@ BfsResult bfs(const Matrix<T>& A, Index source, const BfsOptions& options) {
       case BfsKernel::EdgeCoo: bl::edge_coo(g, source, p, st, r); break;
       case BfsKernel::BlockPerVertex: bl::block_per_vertex(g, source, p, st, r); break;
       default: {
-        detail::KernelPolicy policy = detail::cuda::frontier::calibrated_policy();
+        detail::KernelPolicy policy = detail::cuda::frontier::calibrated_policy(options.level_loop);
         policy.forced = kernel;
         // Push only: frontier_edges > unexplored / 0 = infinity never holds, so pull is never chosen.
         if (kernel == BfsKernel::Auto && options.direction == Direction::Push) policy.alpha = 0.0;
         if (kernel == BfsKernel::Auto && options.direction == Direction::Pull) policy.forced = BfsKernel::PullSpmv;
-        detail::cuda::frontier::run_bfs(g, source, p, policy, detail::cuda::frontier::Capacities{}, st, r);
+        detail::cuda::frontier::run_bfs(g, source, p, policy, detail::cuda::frontier::Capacities{}, st,
+                                        options.level_loop, r);
       }
     }
 #else
@@ -260,7 +284,8 @@ std::string validate_bfs(const Matrix<T>& A, Index source, const BfsResult& r) {
   for (Index v = 0; v < n; ++v) {
     if (r.level[v] <= 0) continue;
     bool found = false;
-    for (Offset p = at.row_ptr[v]; p < at.row_ptr[v + 1] && !found; ++p) found = r.level[at.col_idx[p]] == r.level[v] - 1;
+    for (Offset p = at.row_ptr[v]; p < at.row_ptr[v + 1] && !found; ++p)
+      found = r.level[at.col_idx[p]] == r.level[v] - 1;
     if (!found) return "vertex " + s(v) + " at level " + s(r.level[v]) + " has no in-neighbour one level up";
   }
   if (r.parent.empty()) return "";
@@ -279,12 +304,13 @@ std::string validate_bfs(const Matrix<T>& A, Index source, const BfsResult& r) {
              s(r.level[v] - 1);
     const Vid* b = a.col_idx.data() + a.row_ptr[p];
     const Vid* e = a.col_idx.data() + a.row_ptr[p + 1];
-    if (!std::binary_search(b, e, static_cast<Vid>(v))) return "parent " + s(p) + " of vertex " + s(v) + " has no edge to it";
+    if (!std::binary_search(b, e, static_cast<Vid>(v)))
+      return "parent " + s(p) + " of vertex " + s(v) + " has no edge to it";
   }
   return "";
 }
 
-#define GBCUDA_INSTANTIATE_BFS(T)                                             \
+#define GBCUDA_INSTANTIATE_BFS(T)                                        \
   template BfsResult bfs<T>(const Matrix<T>&, Index, const BfsOptions&); \
   template std::string validate_bfs<T>(const Matrix<T>&, Index, const BfsResult&);
 GBCUDA_FOR_EACH_TYPE(GBCUDA_INSTANTIATE_BFS)

@@ -274,6 +274,7 @@ def main():
             ("GPU kernel on the host", [tie, "--device", "host", "--kernels", "rodinia"]),
             ("unknown preset", ["--preset", "huge"]),
             ("unknown device", [tie, "--device", "gpu"]),
+            ("unknown level loop", [tie, "--level-loop", "sideways"]),
             ("missing file", [os.path.join(tmp, "nope.mtx")]),
             ("bad spec", ["kron:abc:16"]),
             ("zero timeout", [tie, "--timeout-per-case", "0"]),
@@ -288,7 +289,7 @@ def main():
 
         rc, out, err, _ = c.run(["--help"])
         if c.check(rc == 0, "--help: exit 0"):
-            for opt in ["--kernels", "--sources", "--seed", "--repeat", "--warmup", "--device", "--json", "--preset",
+            for opt in ["--kernels", "--level-loop", "--sources", "--seed", "--repeat", "--warmup", "--device", "--json", "--preset",
                         "--no-graphblas", "--no-host", "--host-max-entries", "--timeout-per-case"]:
                 c.check(opt in out, f"--help mentions {opt}")
 

@@ -16,9 +16,9 @@ import tempfile
 import time
 
 OPTIONS = ["--source", "--device", "--direction", "--format", "--transpose", "--symmetrize", "--levels",
-           "--parents", "--repeat", "--validate", "--json", "--verbose", "--help", "--kernel", "--save"]
+           "--parents", "--repeat", "--validate", "--json", "--verbose", "--help", "--kernel", "--save", "--level-loop"]
 JSON_KEYS = ["file", "vertices", "entries", "source", "reached", "levels", "device", "backend", "direction", "kernel",
-             "repeat", "seconds_median", "seconds_min", "gteps", "edges_traversed", "edges_counted_as",
+             "level_loop", "repeat", "seconds_median", "seconds_min", "gteps", "edges_traversed", "edges_counted_as",
              "validated", "level_sizes"]
 RUN_TIMEOUT = 120  # seconds for one bfs_spmv run
 # Every --kernel name (gbcuda::bfs_kernels()); the first three also run on the host.
@@ -439,6 +439,11 @@ def test_kernels(c, tmp, matrices, expected, gpu):
                         stdout_json=True)
     if isinstance(res, dict):
         c.check(res.get("kernel") == "pull-spmv", "--json: kernel is the one asked for", str(res.get("kernel")))
+        c.check(res.get("level_loop") is None, "--json: level_loop is null where it does not apply",
+                str(res.get("level_loop")))
+    rc, out, err = c.run([karate, "--level-loop", "sideways"])
+    c.check(rc == 2 and out.strip() == "" and "--level-loop" in err, "bad --level-loop: exit 2, the option named",
+            f"exit {rc}; {err.strip()[-300:]}")
     rc, out, err = c.run([karate, "--kernel", "push-spmspv", "--device", "host", "--verbose"])
     per_level = [ln for ln in err.splitlines() if re.match(r"^level\s+\d+:", ln)]
     c.check(rc == 0 and per_level and all("push-spmspv" in ln for ln in per_level),
@@ -471,6 +476,12 @@ def test_kernels(c, tmp, matrices, expected, gpu):
                 c.check(res.get("backend") == "cuda" and res.get("kernel") == k,
                         f"{name} --kernel {k} --device cuda: ran on cuda with that kernel",
                         f"{res.get('backend')} / {res.get('kernel')}")
+        for loop in ["device", "host"]:  # the frontier engine's two level loops, explicitly
+            res = run_and_check(c, tmp, f"{name} --level-loop {loop} --device cuda", path,
+                                ["--level-loop", loop, "--device", "cuda"], exp, arcs_cache.get(name))
+            if isinstance(res, dict):
+                c.check(res.get("level_loop") == loop, f"{name} --level-loop {loop}: reported in the JSON",
+                        str(res.get("level_loop")))
         rc, _, err = c.run([path, "--kernel", "rodinia", "--device", "cuda", "--verbose"])
         per_level = [ln for ln in err.splitlines() if re.match(r"^level\s+\d+:", ln)]
         c.check(rc == 0 and per_level and all("rodinia" in ln for ln in per_level),

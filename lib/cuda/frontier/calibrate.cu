@@ -1,14 +1,16 @@
 // calibrated_policy(): the thresholds of the kernel cost model (KernelPolicy), measured on this
-// device on first use and cached per device name + driver/runtime version.
+// device on first use and cached per device name + driver/runtime version + level loop (every
+// measurement runs in the loop the policy is for).
 //
 // Measurements (each a real run_bfs on a synthetic graph built on the device, warm-up first,
 // best of a few runs; well under a second in all):
 //   single_block_max  "layered" graphs (a root, then D layers of width f, each vertex linked to
 //                     3 vertices of the next layer: the frontier stays f wide for D levels);
 //                     single-block vs queue-block for f = 128 .. 4096: the largest width at which
-//                     single-block is still faster (it pays no per-level round trip but has only
-//                     one SM).
-//   block_queue_max   the same graphs, f = 16k .. 256k: queue-block vs queue-warp.
+//                     single-block is still faster (one SM, but no per-level launch or grid
+//                     barrier).
+//   block_queue_max   the same graphs, f = 16k .. 256k: queue-block vs queue-warp (host loop; the
+//                     device loop uses queue-warp above single-block, see below).
 //   alpha, beta       a circulant graph (v -> v + o_k mod n, 16 pseudo-random offsets o_k; its
 //                     in-edges are known by formula), BFS once all-push and once all-pull with
 //                     per-level times: alpha is the ratio unexplored/frontier edges at which pull
@@ -120,19 +122,19 @@ HostGraph circulant_graph(Index n) {
 
 // ---- measuring ------------------------------------------------------------------------------
 
-BfsResult run_forced(const DeviceGraph& g, BfsKernel k, bool stats) {
+BfsResult run_forced(const DeviceGraph& g, BfsKernel k, bool stats, LevelLoop loop) {
   KernelPolicy p;
   p.forced = k;
   BfsResult r;
-  run_bfs(g, 0, false, p, Capacities{}, stats, r);
+  run_bfs(g, 0, false, p, Capacities{}, stats, loop, r);
   return r;
 }
 
 // Best of `reps` whole-search times (after one warm-up run).
-double best_time(const DeviceGraph& g, BfsKernel k, int reps) {
-  run_forced(g, k, false);
+double best_time(const DeviceGraph& g, BfsKernel k, int reps, LevelLoop loop) {
+  run_forced(g, k, false, loop);
   double best = 1e300;
-  for (int i = 0; i < reps; ++i) best = std::min(best, run_forced(g, k, false).seconds);
+  for (int i = 0; i < reps; ++i) best = std::min(best, run_forced(g, k, false, loop).seconds);
   return best;
 }
 
@@ -146,35 +148,48 @@ Index crossover(const std::vector<Index>& sizes, const std::vector<bool>& first_
   return Index(std::sqrt(double(sizes[i - 1]) * double(sizes[i])));
 }
 
-void measure_queue_thresholds(KernelPolicy& p) {
+void measure_queue_thresholds(KernelPolicy& p, LevelLoop loop) {
   const Capacities caps;
   {
+    // Against what follows single-block in this loop (see below).
+    const BfsKernel multi = loop == LevelLoop::Device ? BfsKernel::QueueWarp : BfsKernel::QueueBlock;
     std::vector<Index> widths = {128, 512, 2048, Index(caps.single_block_queue)};
     std::vector<bool> wins;
     for (Index f : widths) {
       HostGraph h = layered_graph(f, 48);
-      wins.push_back(best_time(h.g, BfsKernel::SingleBlock, 2) <= best_time(h.g, BfsKernel::QueueBlock, 2));
+      wins.push_back(best_time(h.g, BfsKernel::SingleBlock, 2, loop) <= best_time(h.g, multi, 2, loop));
     }
     p.single_block_max = std::min<Index>(crossover(widths, wins), caps.single_block_queue);
+  }
+  if (loop == LevelLoop::Device) {
+    // Inside the persistent kernel (1024-thread blocks) a tile of 1024 frontier vertices
+    // overflows the block queue as soon as it discovers more than caps.block_queue vertices, and
+    // every overflowing vertex then costs a global atomic: in the kernel table of
+    // docs/PERFORMANCE.md (2026-11-22) queue-block lost to queue-warp by up to 1.6x on kron,
+    // urand and randout and won by under 10% on the grid and reg_d3; the layered graphs below,
+    // whose tiles never discover more than their own width, cannot show that. So the device
+    // loop goes from single-block straight to queue-warp.
+    p.block_queue_max = p.single_block_max;
+    return;
   }
   {
     std::vector<Index> widths = {16384, 65536, 262144};
     std::vector<bool> wins;
     for (Index f : widths) {
       HostGraph h = layered_graph(f, 6);
-      wins.push_back(best_time(h.g, BfsKernel::QueueBlock, 2) <= best_time(h.g, BfsKernel::QueueWarp, 2));
+      wins.push_back(best_time(h.g, BfsKernel::QueueBlock, 2, loop) <= best_time(h.g, BfsKernel::QueueWarp, 2, loop));
     }
     p.block_queue_max = std::max<Index>(crossover(widths, wins), p.single_block_max);
   }
 }
 
-void measure_direction_thresholds(KernelPolicy& p) {
+void measure_direction_thresholds(KernelPolicy& p, LevelLoop loop) {
   const Index n = Index(1) << 20;
   HostGraph h = circulant_graph(n);
-  run_forced(h.g, BfsKernel::QueueWarp, true);  // warm-up
-  run_forced(h.g, BfsKernel::PullSpmv, true);
-  const BfsResult push = run_forced(h.g, BfsKernel::QueueWarp, true);
-  const BfsResult pull = run_forced(h.g, BfsKernel::PullSpmv, true);
+  run_forced(h.g, BfsKernel::QueueWarp, true, loop);  // warm-up
+  run_forced(h.g, BfsKernel::PullSpmv, true, loop);
+  const BfsResult push = run_forced(h.g, BfsKernel::QueueWarp, true, loop);
+  const BfsResult pull = run_forced(h.g, BfsKernel::PullSpmv, true, loop);
   const std::size_t levels = std::min(push.levels.size(), pull.levels.size());
   if (levels < 3) return;
   // Growing: the first level where pull wins; alpha between its m_u/m_f and the previous one's.
@@ -220,7 +235,7 @@ std::filesystem::path cache_dir() {
   return {};
 }
 
-std::string device_key(std::string& name) {
+std::string device_key(std::string& name, LevelLoop loop) {
   int device = 0, driver = 0, runtime = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   cudaDeviceProp prop{};
@@ -229,7 +244,7 @@ std::string device_key(std::string& name) {
   CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
   name = prop.name;
   return "frontier-policy-" + sanitise(name) + "-sm" + std::to_string(prop.multiProcessorCount) + "-drv" +
-         std::to_string(driver) + "-rt" + std::to_string(runtime) + ".json";
+         std::to_string(driver) + "-rt" + std::to_string(runtime) + "-" + to_string(loop) + "-loop.json";
 }
 
 // The number after "key": in a flat JSON object, or NaN.
@@ -254,7 +269,7 @@ bool read_cache(const std::filesystem::path& file, KernelPolicy& p) {
                al = json_number(t, "alpha"), be = json_number(t, "beta"), fmt = json_number(t, "format");
   for (double v : {sb, bq, al, be})
     if (!std::isfinite(v) || v <= 0) return false;
-  if (fmt != 1) return false;
+  if (fmt != 2) return false;  // 2: per level loop
   p.single_block_max = Index(sb);
   p.block_queue_max = Index(bq);
   p.alpha = al;
@@ -273,7 +288,7 @@ void write_cache(const std::filesystem::path& file, const std::string& device, c
   {
     std::ofstream out(tmp);
     if (!out) return;
-    out << "{\n  \"format\": 1,\n  \"device\": \"" << quoted << "\",\n  \"single_block_max\": " << p.single_block_max
+    out << "{\n  \"format\": 2,\n  \"device\": \"" << quoted << "\",\n  \"single_block_max\": " << p.single_block_max
         << ",\n  \"block_queue_max\": " << p.block_queue_max << ",\n  \"alpha\": " << p.alpha
         << ",\n  \"beta\": " << p.beta << "\n}\n";
     if (!out) return;
@@ -282,7 +297,7 @@ void write_cache(const std::filesystem::path& file, const std::string& device, c
   if (ec) std::filesystem::remove(tmp, ec);
 }
 
-KernelPolicy calibrate() {
+KernelPolicy calibrate(LevelLoop loop) {
   KernelPolicy p;  // the defaults
   if (const char* c = std::getenv("GBCUDA_CALIBRATION"); c && std::string(c) == "off") return p;
   int count = 0;
@@ -291,13 +306,13 @@ KernelPolicy calibrate() {
     return p;
   }
   std::string name;
-  const std::string key = device_key(name);
+  const std::string key = device_key(name, loop);
   const std::filesystem::path dir = cache_dir();
   if (!dir.empty() && read_cache(dir / key, p)) return p;
   try {
     KernelPolicy m;
-    measure_queue_thresholds(m);
-    measure_direction_thresholds(m);
+    measure_queue_thresholds(m, loop);
+    measure_direction_thresholds(m, loop);
     p = m;
   } catch (const Error&) {
     return KernelPolicy{};  // measuring failed: defaults, not cached
@@ -308,11 +323,12 @@ KernelPolicy calibrate() {
 
 }  // namespace
 
-KernelPolicy calibrated_policy() {
-  static std::once_flag once;
-  static KernelPolicy policy;
-  std::call_once(once, [] { policy = calibrate(); });
-  return policy;
+KernelPolicy calibrated_policy(LevelLoop loop) {
+  static std::once_flag once[2];
+  static KernelPolicy policy[2];
+  const int i = loop == LevelLoop::Device ? 0 : 1;
+  std::call_once(once[i], [&] { policy[i] = calibrate(loop); });
+  return policy[i];
 }
 
 }  // namespace gbcuda::detail::cuda::frontier

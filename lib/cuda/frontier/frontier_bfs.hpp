@@ -21,18 +21,21 @@ struct DeviceGraph {
 
 // Capacities the kernels use; tests shrink them to force the overflow paths.
 struct Capacities {
-  int warp_queue = 64;          // entries per warp queue in shared memory
-  int block_queue = 2048;       // entries per block queue in shared memory
+  int warp_queue = 64;            // entries per warp queue in shared memory
+  int block_queue = 2048;         // entries per block queue in shared memory
   int single_block_queue = 4096;  // the single-block kernel hands over above this
 };
 
 // Runs a whole BFS from `source` and fills r.level (and r.parent when `parents`), r.levels
 // (when collect_stats: one entry per level with the kernel that ran), r.seconds (CUDA events,
-// after the graph is resident), r.vertices_reached. Throws Error on CUDA failures.
-void run_bfs(const DeviceGraph& g, Index source, bool parents, const KernelPolicy& policy,
-             const Capacities& caps, bool collect_stats, BfsResult& r);
+// after the graph is resident), r.vertices_reached. `loop`: see gbcuda::LevelLoop (Device falls
+// back to Host where the persistent kernel cannot run). Throws Error on CUDA failures.
+void run_bfs(const DeviceGraph& g, Index source, bool parents, const KernelPolicy& policy, const Capacities& caps,
+             bool collect_stats, LevelLoop loop, BfsResult& r);
 
-// The policy for this device: measured on first use and cached (see calibrate.cu).
-KernelPolicy calibrated_policy();
+// The policy for this device and level loop: measured on first use and cached (calibrate.cu).
+// The thresholds differ between loops: a level costs a launch and a round trip in one, a grid
+// barrier in the other.
+KernelPolicy calibrated_policy(LevelLoop loop);
 
 }  // namespace gbcuda::detail::cuda::frontier

@@ -1,8 +1,10 @@
 #pragma once
-// Pieces shared by the frontier kernels (queue_kernels.cu, single_block.cu, pull.cu) and the
-// level loop (frontier_bfs.cu): the device-side control block, the per-level decision, the
-// visited claim, the degree-binned expansion of a tile of frontier vertices, and the launchers.
+// Pieces shared by the frontier kernels (queue_kernels.cu, single_block.cu, pull.cu,
+// persistent.cu) and the level loop (frontier_bfs.cu): the device-side control block, the
+// per-level decision, the visited claim, the degree-binned expansion of a tile of frontier
+// vertices, and the launchers. The level bodies themselves are in level_bodies.cuh.
 #include <climits>
+#include <cstddef>
 #include <cstdint>
 
 #include "cuda/cuda_check.cuh"
@@ -12,14 +14,16 @@ namespace gbcuda::detail::cuda::frontier {
 
 using ull = unsigned long long;
 inline constexpr unsigned kFullMask = 0xffffffffu;
-inline constexpr int kQueueThreads = 256;    // block size of the queue and pull kernels
-inline constexpr int kSingleThreads = 1024;  // block size of the single-block kernel
-inline constexpr Offset kWarpDegree = 32;    // rows this long are expanded by a warp ...
+inline constexpr int kQueueThreads = 256;     // block size of the queue and pull kernels
+inline constexpr int kSingleThreads = 1024;   // block size of the single-block kernel
+inline constexpr Offset kWarpDegree = 32;     // rows this long are expanded by a warp ...
 inline constexpr Offset kBlockDegree = 1024;  // ... and rows this long by the whole block
 
 // The search's state that decides the next level; lives in device memory and is copied to
 // pinned host memory once per host-visible level. Counters a kernel accumulates (next_*,
-// examined) are reset by advance() when the level closes.
+// examined) are reset by advance() when the level closes. `queue` and `bitmap` are kept by the
+// persistent kernel only (which of the two queues / frontier bitmaps holds the frontier), so that
+// a later launch resumes where it stopped.
 struct Control {
   ull frontier_size;     // vertices in the current frontier (the queue `in`)
   ull frontier_edges;    // their out-edges
@@ -32,13 +36,25 @@ struct Control {
   int pulling;           // the last expansion was a pull
   int kernel;            // BfsKernel chosen for the next expansion (by choose_kernel, on the device)
   unsigned blocks_done;  // last-block-done ticket of the running multi-block kernel
+  int queue;             // persistent kernel: queues[queue] holds the frontier
+  int bitmap;            // persistent kernel: bitmaps[bitmap] holds it too while `pulling`
+};
+
+// One level as the kernels saw it, for --verbose (written only when stats are collected).
+struct LevelRecord {
+  ull frontier_size;
+  ull edges;       // push: out-edges of the frontier; pull: in-edges scanned
+  ull t_begin_ns;  // %globaltimer around the level (device clock, ns)
+  ull t_end_ns;
+  int kernel;  // BfsKernel
+  int pad;
 };
 
 // What every kernel needs besides its queues.
 struct SearchArgs {
   DeviceGraph g;
-  std::int32_t* level = nullptr;   // n, -1 = unvisited
-  std::int64_t* parent = nullptr;  // n or null
+  std::int32_t* level = nullptr;     // n, -1 = unvisited
+  std::int64_t* parent = nullptr;    // n or null
   std::uint32_t* visited = nullptr;  // ceil(n/32) words
   Control* ctl = nullptr;
   KernelPolicy policy;
@@ -90,6 +106,21 @@ GBCUDA_HD inline void advance(Control& c, ull next_size, ull next_edges, bool wa
 #if defined(__CUDACC__)
 
 __device__ __forceinline__ unsigned lane_id() { return threadIdx.x & 31u; }
+
+// A load of data another block may have written during this launch (the persistent kernel,
+// across a grid barrier): from L2, never a stale L1 line. Plain load when not Fresh (data
+// written by an earlier launch, whose L1 lines the launch boundary invalidated).
+template <bool Fresh, class T>
+__device__ __forceinline__ T load(const T* p) {
+  if constexpr (Fresh) return __ldcg(p);
+  else return *p;
+}
+
+__device__ __forceinline__ ull globaltimer_ns() {
+  ull t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
 __device__ __forceinline__ unsigned lanes_below() { return (1u << lane_id()) - 1u; }
 
 // True for exactly one caller per vertex: the one whose atomicOr sets v's visited bit. The
@@ -125,14 +156,15 @@ struct BigRow {
 // kBlockDegree or more by the whole block, rows of kWarpDegree or more by a warp, the rest by
 // their own thread. Every thread of the block calls it (it synchronizes the block); warps stay
 // converged around every append. `big->owner` must be INT_MAX on entry (and is on exit).
-template <class Appender>
+// FreshIn: `in` was written during this launch (see load()).
+template <bool FreshIn, class Appender>
 __device__ void expand_tile(const SearchArgs& a, int lvl, const Vid* in, Index size, Index tile, Appender& app,
                             BigRow* big, ull& new_edges) {
   const Index i = tile + threadIdx.x;
   Vid u = 0;
   Offset beg = 0, deg = 0;
   if (i < size) {
-    u = in[i];
+    u = load<FreshIn>(in + i);
     beg = a.g.out_ptr[u];
     deg = a.g.out_ptr[u + 1] - beg;
   }
@@ -237,6 +269,26 @@ __device__ __forceinline__ void block_add(ull v, ull* total, ull* s_sum) {
   if (threadIdx.x == 0 && *s_sum) atomicAdd(total, *s_sum);
 }
 
+// A copy of the control block that bypasses L1 (volatile reads): other blocks updated it.
+__device__ inline Control load_control(const Control* p) {
+  const volatile Control* v = p;
+  Control c;
+  c.frontier_size = v->frontier_size;
+  c.frontier_edges = v->frontier_edges;
+  c.prev_size = v->prev_size;
+  c.unexplored_edges = v->unexplored_edges;
+  c.next_size = v->next_size;
+  c.next_edges = v->next_edges;
+  c.examined = v->examined;
+  c.level = v->level;
+  c.pulling = v->pulling;
+  c.kernel = v->kernel;
+  c.blocks_done = v->blocks_done;
+  c.queue = v->queue;
+  c.bitmap = v->bitmap;
+  return c;
+}
+
 // Called by every thread of every block at the end of a multi-block level kernel, after its
 // contributions to ctl->next_* are made: the last block to finish closes the level (advance()).
 __device__ __forceinline__ void finish_level(const SearchArgs& a, bool was_pull) {
@@ -246,16 +298,8 @@ __device__ __forceinline__ void finish_level(const SearchArgs& a, bool was_pull)
     const unsigned t = atomicAdd(&a.ctl->blocks_done, 1u);
     if (t == gridDim.x - 1) {
       __threadfence();
-      volatile Control* vc = a.ctl;  // bypass L1: the other blocks' atomics live in L2
-      Control c;
-      c.frontier_size = vc->frontier_size;
-      c.frontier_edges = vc->frontier_edges;
-      c.prev_size = vc->prev_size;
-      c.unexplored_edges = vc->unexplored_edges;
-      c.examined = vc->examined;
-      c.level = vc->level;
-      c.pulling = vc->pulling;
-      const ull ns = vc->next_size, ne = vc->next_edges;
+      Control c = load_control(a.ctl);  // the other blocks' atomics live in L2
+      const ull ns = c.next_size, ne = c.next_edges;
       advance(c, ns, ne, was_pull, a);
       c.blocks_done = 0;
       *a.ctl = c;
@@ -264,6 +308,18 @@ __device__ __forceinline__ void finish_level(const SearchArgs& a, bool was_pull)
 }
 
 #endif  // __CUDACC__
+
+// Dynamic shared memory a kernel may use without opting in.
+inline constexpr std::size_t kDefaultDynamicSmem = 48 * 1024;
+
+// Opts `kernel` in to `bytes` of dynamic shared memory when that is more than it was allowed so
+// far (`raised`: a static per kernel at the call site).
+template <class Kernel>
+void allow_dynamic_smem(Kernel* kernel, std::size_t bytes, std::size_t& raised) {
+  if (bytes <= raised) return;
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+  raised = bytes;
+}
 
 // ---- launchers (one per kernel family), all on the legacy default stream --------------------
 // Push: one expansion of `in` (size `size`) into `out`, appending through ctl->next_size.
@@ -276,12 +332,26 @@ void launch_queue_to_bitmap(const Vid* q, Index size, std::uint32_t* bm, Index n
 // Single block: levels from `in` (in global memory) until done, handing over, or `max_levels`
 // (stats buffer full); the last frontier it produces (if any) lands in `out`. Writes one
 // LevelRecord per level to `records` when not null.
-struct LevelRecord {
-  ull frontier_size;
-  ull frontier_edges;
-};
 void launch_single_block(const SearchArgs& a, const Vid* in, Vid* out, LevelRecord* records, int max_levels);
-// Initial state: the source visited at level 0, in the queue `q`, ctl set for level 1.
-void launch_init(const SearchArgs& a, Index source, Vid* q);
+// Throws Error(InvalidValue) when the single-block queues do not fit one block's shared memory.
+void check_single_block_fits(const Capacities& caps);
+// Persistent: every level from the state in *a.ctl, inside one cooperative launch with a grid
+// barrier between levels, choosing each level's body on the device, until the frontier is empty
+// or `max_levels` levels ran (stats buffer full). queues/bitmaps: the two ping-pong queues and
+// frontier bitmaps (bitmaps may be null without in-edges); slots: 3 zeroed counter slots.
+struct LevelSlot {
+  ull next_size, next_edges, examined, pad;
+};
+struct PersistentBuffers {
+  Vid* queues[2];
+  std::uint32_t* bitmaps[2];
+  LevelSlot* slots;
+  LevelRecord* records;  // max_levels entries, or null
+  int max_levels;
+};
+// Blocks the persistent kernel runs with on this device (all co-resident), 0 when it cannot run
+// (no cooperative launch, or the capacities' shared memory leaves no block room).
+int persistent_blocks(const SearchArgs& a);
+void launch_persistent(const SearchArgs& a, const PersistentBuffers& b, int blocks);
 
 }  // namespace gbcuda::detail::cuda::frontier
