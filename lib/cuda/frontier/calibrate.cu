@@ -6,9 +6,9 @@
 // best of a few runs; well under a second in all):
 //   single_block_max  "layered" graphs (a root, then D layers of width f, each vertex linked to
 //                     3 vertices of the next layer: the frontier stays f wide for D levels);
-//                     single-block vs queue-block for f = 128 .. 4096: the largest width at which
-//                     single-block is still faster (one SM, but no per-level launch or grid
-//                     barrier).
+//                     single-block vs the multi-block push that follows it, f = 128 .. 4096:
+//                     the largest width at which single-block is still faster (one SM, but no
+//                     per-level launch or grid barrier).
 //   block_queue_max   the same graphs, f = 16k .. 256k: queue-block vs queue-warp (host loop; the
 //                     device loop uses queue-warp above single-block, see below).
 //   alpha, beta       a circulant graph (v -> v + o_k mod n, 16 pseudo-random offsets o_k; its
@@ -153,6 +153,10 @@ void measure_queue_thresholds(KernelPolicy& p, LevelLoop loop) {
   {
     // Against what follows single-block in this loop (see below).
     const BfsKernel multi = loop == LevelLoop::Device ? BfsKernel::QueueWarp : BfsKernel::QueueBlock;
+    // Coarse on purpose: with 256 and 1024 added the crossover moved to 1448 and grid:2048:2048
+    // got slower (32.7 against 28.6 ms, docs/PERFORMANCE.md): a layered graph's frontier is
+    // consecutive ids, kinder to one SM's caches than real frontiers, so a finer search here
+    // only sharpens a biased estimate.
     std::vector<Index> widths = {128, 512, 2048, Index(caps.single_block_queue)};
     std::vector<bool> wins;
     for (Index f : widths) {

@@ -133,17 +133,24 @@ __device__ __forceinline__ bool claim(std::uint32_t* visited, Vid v) {
 
 // Visits edge u -> v (when `have`) and hands the outcome to the appender; the whole warp calls
 // it together (appenders use warp votes). Winners get their level, parent and out-degree counted.
+// What a winner of v (reached from u) records: its level, its parent, its out-degree.
+__device__ __forceinline__ void record_win(const SearchArgs& a, int lvl, Vid v, Vid u, ull& new_edges) {
+  a.level[v] = lvl;
+  if (a.parent) a.parent[v] = u;
+  new_edges += static_cast<ull>(a.g.out_ptr[v + 1] - a.g.out_ptr[v]);
+}
+
 template <class Appender>
 __device__ __forceinline__ void visit(const SearchArgs& a, int lvl, bool have, Vid v, Vid u, Appender& app,
                                       ull& new_edges) {
   const bool won = have && claim(a.visited, v);
-  if (won) {
-    a.level[v] = lvl;
-    if (a.parent) a.parent[v] = u;
-    new_edges += static_cast<ull>(a.g.out_ptr[v + 1] - a.g.out_ptr[v]);
-  }
+  if (won) record_win(a, lvl, v, u, new_edges);
   app.append(won, v);
 }
+
+// Short rows are walked kShortBatch edges per step: the step's index loads, then its claims, are
+// independent of each other, so their memory latencies overlap instead of adding up.
+inline constexpr int kShortBatch = 4;
 
 // Shared state of the block-cooperative expansion (one row >= kBlockDegree at a time).
 struct BigRow {
@@ -207,10 +214,23 @@ __device__ void expand_tile(const SearchArgs& a, int lvl, const Vid* in, Index s
     }
   }
 
-  // 3. Short rows (< kWarpDegree): each thread its own, the warp iterating together.
-  for (Offset j = 0; __any_sync(kFullMask, j < deg); ++j) {
-    const bool h = j < deg;
-    visit(a, lvl, h, h ? idx[beg + j] : 0, u, app, new_edges);
+  // 3. Short rows (< kWarpDegree): each thread its own, the warp iterating together, a batch of
+  //    kShortBatch edges per step (all loads, then all claims, then the appends).
+  for (Offset j = 0; __any_sync(kFullMask, j < deg); j += kShortBatch) {
+    Vid v[kShortBatch];
+    bool won[kShortBatch];
+#pragma unroll
+    for (int k = 0; k < kShortBatch; ++k) {
+      won[k] = j + k < deg;
+      v[k] = won[k] ? idx[beg + j + k] : 0;
+    }
+#pragma unroll
+    for (int k = 0; k < kShortBatch; ++k) won[k] = won[k] && claim(a.visited, v[k]);
+#pragma unroll
+    for (int k = 0; k < kShortBatch; ++k) {
+      if (won[k]) record_win(a, lvl, v[k], u, new_edges);
+      app.append(won[k], v[k]);
+    }
   }
 }
 

@@ -128,8 +128,7 @@ inline std::size_t push_smem_bytes(QueueMode m, const Capacities& caps, int thre
   return entries * sizeof(Vid);
 }
 
-// One push level: the frontier `in` (size `size`) into `out`, tiles of blockDim.x vertices
-// spread over the grid.
+// One push level: the frontier `in` (size `size`) into `out`, in tiles spread over the grid.
 template <QueueMode M, bool Fresh>
 __device__ void push_level(const SearchArgs& a, int lvl, const Vid* in, Index size, Vid* out, LevelCounters k,
                            Vid* smem, PushShared& s) {
@@ -142,9 +141,14 @@ __device__ void push_level(const SearchArgs& a, int lvl, const Vid* in, Index si
   };
   auto app = make();
   ull new_edges = 0;
-  const Index stride = Index(gridDim.x) * blockDim.x;
-  for (Index tile = Index(blockIdx.x) * blockDim.x; tile < size; tile += stride) {  // block-uniform
-    expand_tile<Fresh>(a, lvl, in, size, tile, app, &s.big, new_edges);
+  // A block's tile: its share of the frontier in whole warps, at most blockDim.x. A frontier
+  // narrower than the grid is spread over many blocks, one warp each, rather than packed into a
+  // few full blocks: a level's memory transactions then issue from many SMs at once (a
+  // 1000-vertex grid frontier in one SM costs ~9 us, bound by that SM's L2 requests).
+  const Index share = (size + gridDim.x - 1) / gridDim.x;
+  const Index width = min(Index(blockDim.x), max(Index(32), (share + 31) / 32 * 32));
+  for (Index tile = Index(blockIdx.x) * width; tile < size; tile += Index(gridDim.x) * width) {  // block-uniform
+    expand_tile<Fresh>(a, lvl, in, min(size, tile + width), tile, app, &s.big, new_edges);
     if constexpr (M != QueueMode::Global) {
       app.tile_end();
       flush_block_queue(smem, &s.count, bcap, out, k.tail, &s.base);
