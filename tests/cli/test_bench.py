@@ -8,10 +8,11 @@ Standard library only. Usage (as tests/CMakeLists.txt runs it):
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
+
+from checker import Checker
 
 RUN_TIMEOUT = 300  # seconds for one bfs_bench run
 PRESET_SMALL = ["kron:16:16", "urand:16:16", "grid:256:256", "randout:100000:8"]
@@ -27,32 +28,6 @@ CASE_KEYS = ["graph", "vertices", "entries", "name", "kind", "source", "source_k
 # vertices with an out-edge. 0-based arcs; the file is 1-based.
 TIE_ARCS = [(0, 1), (1, 2), (2, 3), (3, 0), (3, 4), (3, 5), (5, 6), (5, 4), (5, 0)]
 TIE_N = 8
-
-
-class Checker:
-    def __init__(self, exe):
-        self.exe = exe
-        self.passed = 0
-        self.failed = 0
-
-    def check(self, ok, name, detail=""):
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
-            print(f"FAIL: {name}" + (f"\n      {detail}" if detail else ""), flush=True)
-        return ok
-
-    def run(self, args):
-        """Runs bfs_bench; returns (exit code, stdout, stderr, seconds). Exit code None on timeout."""
-        t0 = time.monotonic()
-        try:
-            p = subprocess.run([self.exe] + [str(a) for a in args], capture_output=True, text=True,
-                               timeout=RUN_TIMEOUT)
-            return p.returncode, p.stdout, p.stderr, time.monotonic() - t0
-        except subprocess.TimeoutExpired as e:
-            out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
-            return None, out, f"timed out after {RUN_TIMEOUT} s", time.monotonic() - t0
 
 
 def bfs_levels(n, arcs, source):
@@ -169,7 +144,7 @@ def main():
     if not os.access(exe, os.X_OK):
         print(f"FAIL: {exe} not found or not executable\n0 passed, 1 failed")
         return 1
-    c = Checker(exe)
+    c = Checker(exe, RUN_TIMEOUT)
     karate = os.path.join(args.matrices, "karate.mtx")
     t_start = time.monotonic()
 
@@ -182,7 +157,7 @@ def main():
 
         # 1. The small preset on the host, as the brief's command runs it.
         out1 = os.path.join(tmp, "out.json")
-        rc, out, err, secs = c.run(["--preset", "small", "--device", "host", "--repeat", "2", "--json", out1])
+        rc, out, err, secs = c.run_timed(["--preset", "small", "--device", "host", "--repeat", "2", "--json", out1])
         print(f"preset small: exit {rc} in {secs:.1f} s", flush=True)
         if c.check(rc == 0, "preset small: exit 0", err[-1500:]):
             c.check("GTEPS" in out and "median ms" in out and "peak MiB" in out, "preset small: table header")
@@ -202,7 +177,7 @@ def main():
 
         # 2. Known answers: sources (max degree with a tie, every other non-isolated vertex), levels.
         out2 = os.path.join(tmp, "out2.json")
-        rc, out, err, secs = c.run([tie, karate, "--device", "host", "--kernels", "all", "--sources", "100",
+        rc, out, err, secs = c.run_timed([tie, karate, "--device", "host", "--kernels", "all", "--sources", "100",
                                     "--repeat", "2", "--warmup", "1", "--seed", "7", "--json", out2])
         print(f"known graphs: exit {rc} in {secs:.1f} s", flush=True)
         if c.check(rc == 0, "known graphs: exit 0", err[-1500:]):
@@ -240,7 +215,7 @@ def main():
 
         # 3. Same seed, same sources; the CPU-baseline size limit says why rows are skipped.
         out3 = os.path.join(tmp, "out3.json")
-        rc, out, err, secs = c.run([karate, "--device", "host", "--sources", "3", "--seed", "7", "--repeat", "1",
+        rc, out, err, secs = c.run_timed([karate, "--device", "host", "--sources", "3", "--seed", "7", "--repeat", "1",
                                     "--warmup", "0", "--host-max-entries", "10", "--json", out3])
         if c.check(rc == 0, "size limit: exit 0", err[-1500:]):
             c.check(TOO_LARGE in out, "size limit: the table says the baseline was skipped", out[-1500:])
@@ -256,7 +231,7 @@ def main():
                     c.check(s2 and s3 and s2[0][:4] == s3[0], "the seed fixes the random sources", f"{s2} / {s3}")
 
         # 4. --no-graphblas leaves the baseline out.
-        rc, out, err, secs = c.run([tie, "--device", "host", "--no-graphblas", "--repeat", "1", "--warmup", "0"])
+        rc, out, err, secs = c.run_timed([tie, "--device", "host", "--no-graphblas", "--repeat", "1", "--warmup", "0"])
         if c.check(rc == 0, "--no-graphblas: exit 0", err[-1500:]):
             rows = [line for line in out.splitlines() if line.startswith(tie + " ")]
             c.check(len(rows) == 1 and " graphblas " not in rows[0], "--no-graphblas: only the kernel's row",
@@ -281,13 +256,13 @@ def main():
             ("json folder missing", [tie, "--json", os.path.join(tmp, "no", "such", "dir", "x.json")]),
         ]
         for name, argv in bad:
-            rc, out, err, _ = c.run(argv + ["--json", bad_json] if "--json" not in argv else argv)
+            rc, out, err, _ = c.run_timed(argv + ["--json", bad_json] if "--json" not in argv else argv)
             c.check(rc == 2, f"{name}: exit 2", f"args {argv}: exit {rc}; stderr: {err.strip()[-400:]}")
             c.check("bfs_bench: error:" in err, f"{name}: stderr says 'bfs_bench: error:'", err.strip()[-400:])
             c.check(out.strip() == "", f"{name}: nothing on stdout", out[:300])
             c.check(not os.path.exists(bad_json), f"{name}: no JSON written")
 
-        rc, out, err, _ = c.run(["--help"])
+        rc, out, err, _ = c.run_timed(["--help"])
         if c.check(rc == 0, "--help: exit 0"):
             for opt in ["--kernels", "--level-loop", "--sources", "--seed", "--repeat", "--warmup", "--device", "--json", "--preset",
                         "--no-graphblas", "--no-host", "--host-max-entries", "--timeout-per-case"]:

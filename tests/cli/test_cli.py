@@ -15,6 +15,8 @@ import sys
 import tempfile
 import time
 
+from checker import Checker
+
 OPTIONS = ["--source", "--device", "--direction", "--format", "--transpose", "--symmetrize", "--levels",
            "--parents", "--repeat", "--validate", "--json", "--verbose", "--help", "--kernel", "--save", "--level-loop"]
 JSON_KEYS = ["file", "vertices", "entries", "source", "reached", "levels", "device", "backend", "direction", "kernel",
@@ -27,28 +29,13 @@ KERNELS = ["auto", "pull-spmv", "push-spmspv", "queue-warp", "queue-block", "que
 HOST_KERNELS = KERNELS[:3]
 
 
-class Checker:
+class CliChecker(Checker):
     def __init__(self, exe):
-        self.exe = exe
-        self.passed = 0
-        self.failed = 0
-
-    def check(self, ok, name, detail=""):
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
-            print(f"FAIL: {name}" + (f"\n      {detail}" if detail else ""), flush=True)
-        return ok
+        super().__init__(exe, RUN_TIMEOUT)
 
     def run(self, args):
         """Runs bfs_spmv; returns (exit code, stdout, stderr). Exit code None on timeout."""
-        try:
-            p = subprocess.run([self.exe] + [str(a) for a in args], capture_output=True, text=True,
-                               timeout=RUN_TIMEOUT)
-            return p.returncode, p.stdout, p.stderr
-        except subprocess.TimeoutExpired as e:
-            return None, e.stdout or "", f"timed out after {RUN_TIMEOUT} s"
+        return self.run_timed(args)[:3]
 
     def expect_exit(self, name, args, code, stdout_json=False):
         rc, out, err = self.run(args)
@@ -551,7 +538,7 @@ def main():
         print(f"FAIL: {exe} not found or not executable\n0 passed, 1 failed")
         return 1
     expected = parse_readme(args.readme)
-    c = Checker(os.path.abspath(exe))
+    c = CliChecker(os.path.abspath(exe))
     c.check(len(expected) >= 1, "README lists expected answers", args.readme)
     gpu = have_gpu()
     print(f"test_cli: {exe}; GPU {'present' if gpu else 'absent'}; {len(expected)} samples", flush=True)
