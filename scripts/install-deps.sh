@@ -7,7 +7,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 mapfile -t pkgs < <(cat "$root/scripts/debian-build-tools.txt" "$root/scripts/debian-packages.txt" | grep -v '^\s*#' | grep -v '^\s*$')
 missing=()
 for p in "${pkgs[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  # No `| grep -q` here: under pipefail an early-exiting grep can fail the pipeline (SIGPIPE).
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ "$status" == *"install ok installed"* ]] || missing+=("$p")
 done
 if [ ${#missing[@]} -eq 0 ]; then exit 0; fi
 echo "install-deps: installing ${missing[*]}" >&2
