@@ -1,6 +1,7 @@
-// bfs_bench: breadth-first search benchmark. Runs BFS kernels x graphs x sources, beside three
-// baselines in the same run (the Rodinia two-kernel kernel, the gbcuda host backend and a
-// SuiteSparse:GraphBLAS BFS on the CPU), checks every answer, and prints a table (and JSON).
+// bfs_bench: breadth-first search benchmark. Runs BFS kernels x graphs x sources, beside
+// baselines in the same run (the seed GPU kernels of bench/baselines/ such as Rodinia's, the
+// gbcuda host backend and a SuiteSparse:GraphBLAS BFS on the CPU), checks every answer, and
+// prints a table (and JSON).
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -20,6 +21,7 @@
 #include <string>
 #include <system_error>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -35,6 +37,9 @@
 
 #if GBCUDA_HAVE_CUDA
 #include <cuda_runtime.h>
+#endif
+#if GBCUDA_BENCH_BASELINES
+#include "baselines/baselines.hpp"
 #endif
 
 // Debian's GraphBLAS.h (7.4) has no extern "C" guard and polymorphic C11 macros: only the typed
@@ -70,9 +75,8 @@ const std::vector<std::string> kPresetSmall = {"kron:16:16", "urand:16:16", "gri
 
 struct Options {
   std::vector<std::string> graphs;
-  std::string kernels;                // empty: the default list for the device
-  std::string level_loop = "device";  // device, host or both
-  int sources = 0;                    // random sources beside the highest-degree vertex
+  std::string kernels;  // empty: the default list for the device
+  int sources = 0;      // random sources beside the highest-degree vertex
   std::uint64_t seed = 1;
   int repeat = 10;
   int warmup = 2;
@@ -438,11 +442,16 @@ struct GraphRecord {
   std::string error;
 };
 
-// One kernel row: a kernel and, for the frontier engine's kernels on CUDA, its level loop.
+// What a row named after a kernel runs: a library kernel in the fused loop, the algebra loop
+// ("algebra"), or a seed kernel of bench/baselines/.
+constexpr const char* kAlgebra = "algebra";
 struct KernelRun {
-  gbcuda::BfsKernel kernel;
-  gbcuda::LevelLoop loop;
-  std::string name;  // the row's name: the kernel's, with "/host-loop" for the host loop
+  gbcuda::BfsKernel kernel = gbcuda::BfsKernel::Auto;
+  gbcuda::LevelLoop loop = gbcuda::LevelLoop::Fused;
+  std::string name;  // the row's name
+#if GBCUDA_BENCH_BASELINES
+  const gbcuda::baselines::Baseline* baseline = nullptr;
+#endif
 };
 
 class Bench {
@@ -512,10 +521,16 @@ Row Bench::run_gbcuda(const gbcuda::Matrix<bool>& A, const GraphRecord& g, const
   opt.collect_stats = false;  // per-level statistics would add a synchronisation per level
   DevicePeak peak(where == gbcuda::Backend::Cuda);
   gbcuda::BfsResult last;
+  auto search = [&] {
+#if GBCUDA_BENCH_BASELINES
+    if (kernel.baseline && !host_baseline) return gbcuda::baselines::run(*kernel.baseline, A, s.vertex, false, false);
+#endif
+    return gbcuda::bfs(A, s.vertex, opt);
+  };
   time_runs(
       row, o_.warmup, o_.repeat, o_.timeout_per_case,
       [&](bool keep) {
-        gbcuda::BfsResult r = gbcuda::bfs(A, s.vertex, opt);
+        gbcuda::BfsResult r = search();
         const double t = r.seconds;
         if (keep) last = std::move(r);
         return t;
@@ -668,8 +683,9 @@ void Bench::run_graph(const std::string& name, std::size_t index, std::size_t co
       } else {
         guarded(
             [&](std::vector<std::int32_t>& lv) {
-              return run_gbcuda(A, g, s, {gbcuda::BfsKernel::Auto, gbcuda::LevelLoop::Device, "host"},
-                                gbcuda::Backend::Host, lv);
+              KernelRun host_run;
+              host_run.name = "host";
+              return run_gbcuda(A, g, s, host_run, gbcuda::Backend::Host, lv);
             },
             std::move(host));
       }
@@ -771,7 +787,6 @@ Json Bench::to_json(const std::string& command_line, const std::string& date) co
   std::vector<std::string> knames;
   for (const KernelRun& k : kernels_) knames.push_back(k.name);
   settings["kernels"] = knames;
-  settings["level_loop"] = o_.level_loop;
   settings["preset"] = o_.preset.empty() ? Json(nullptr) : Json(o_.preset);
   settings["extra_sources"] = o_.sources;
   settings["seed"] = o_.seed;
@@ -846,8 +861,9 @@ Json Bench::to_json(const std::string& command_line, const std::string& date) co
 
 void build_cli(CLI::App& app, Options& o) {
   app.description(
-      "BFS benchmark: every kernel x graph x source, with the Rodinia kernel, the gbcuda host backend and\n"
-      "SuiteSparse:GraphBLAS (CPU) as baselines in the same run. Prints a table on stdout, progress on stderr.");
+      "BFS benchmark: every kernel x graph x source, with the seed GPU kernels (Rodinia's, ...), the gbcuda\n"
+      "host backend and SuiteSparse:GraphBLAS (CPU) as baselines in the same run. Prints a table on stdout,\n"
+      "progress on stderr.");
   app.add_option("GRAPH", o.graphs,
                  "Graph files (any format bfs_spmv reads, or .gbc) or generator specs: kron:S:E, urand:S:K, "
                  "grid:W:H, randout:N:D")
@@ -859,13 +875,12 @@ void build_cli(CLI::App& app, Options& o) {
       ->type_name("standard|small")
       ->check(CLI::IsMember({"standard", "small"}).description(""));
   app.add_option("--kernels", o.kernels,
-                 "Comma-separated BFS kernels (bfs_spmv's names, e.g. auto,rodinia,queue-warp) or 'all' (every kernel "
-                 "that runs on the device). Default: auto,rodinia on the GPU, auto on the host")
-      ->type_name("LIST|all");
-  app.add_option(
-      "--level-loop", o.level_loop,
-      "How the CUDA frontier engine's kernels (auto, queue-*, single-block) step between levels: device "
-      "(one persistent kernel, the default), host (a launch per level; rows named KERNEL/host-loop) or both");
+                 "Comma-separated kernels: bfs_spmv's (auto, pull, queue-warp, queue-block, queue-global, "
+                 "single-block: the fused loop; algebra: the BFS written with vxm/nvals/assign) and the seed GPU "
+                 "kernels (rodinia, vertex-topdown, vertex-bottomup, edge-coo, block-per-vertex); 'all' for every "
+                 "one that runs on the device, 'list' to print them. Default: auto,algebra,rodinia on the GPU, auto "
+                 "on the host")
+      ->type_name("LIST|all|list");
   app.add_option("--sources", o.sources, "Random non-isolated sources beside the highest-out-degree vertex (default 0)")
       ->type_name("K")
       ->check(CLI::Range(0, 1000000).description(""));
@@ -909,63 +924,89 @@ void build_cli(CLI::App& app, Options& o) {
       "Examples:\n"
       "  bfs_bench --preset standard --json build/bench.json     # what `make bench` runs\n"
       "  bfs_bench kron:20:16 grid:1024:1024 --kernels all --sources 4\n"
+      "  bfs_bench --kernels list\n"
       "  bfs_bench graph.mtx --device host --repeat 3");
 }
 
-std::vector<gbcuda::BfsKernel> select_kernel_list(const std::string& list, gbcuda::Backend backend) {
-  std::vector<gbcuda::BfsKernel> out;
+// Every name --kernels takes on this device, with a description, in the order 'all' runs them.
+std::vector<std::pair<KernelRun, std::string>> kernel_catalogue(gbcuda::Backend backend) {
   const bool cuda = backend == gbcuda::Backend::Cuda;
-  if (list == "all") {
-    for (const gbcuda::BfsKernelInfo& info : gbcuda::bfs_kernels())
-      if (cuda || !info.cuda_only) out.push_back(info.kernel);
-    return out;
+  std::vector<std::pair<KernelRun, std::string>> out;
+  for (const gbcuda::BfsKernelInfo& info : gbcuda::bfs_kernels()) {
+    if (info.cuda_only && !cuda) continue;
+    KernelRun k;
+    k.kernel = info.kernel;
+    k.name = info.name;
+    out.push_back({k, info.description});
   }
-  if (list.empty()) {
-    out.push_back(gbcuda::BfsKernel::Auto);
-    if (cuda) out.push_back(gbcuda::BfsKernel::Rodinia);
-    return out;
-  }
-  std::size_t start = 0;
-  while (start <= list.size()) {
-    const std::size_t comma = std::min(list.find(',', start), list.size());
-    const std::string name = list.substr(start, comma - start);
-    start = comma + 1;
-    if (name.empty()) throw UsageError{fmt::format("--kernels '{}' has an empty name", list)};
-    gbcuda::BfsKernel k;
-    try {
-      k = gbcuda::parse_bfs_kernel(name);
-    } catch (const gbcuda::Error& e) {
-      throw UsageError{e.what()};
+  KernelRun algebra;
+  algebra.loop = gbcuda::LevelLoop::Algebra;
+  algebra.name = kAlgebra;
+  out.push_back({algebra, "the BFS written with public calls (vxm, nvals, assign per level)"});
+#if GBCUDA_BENCH_BASELINES
+  if (cuda) {
+    for (const gbcuda::baselines::Baseline& b : gbcuda::baselines::all()) {
+      KernelRun k;
+      k.name = b.name;
+      k.baseline = &b;
+      out.push_back({k, b.description});
     }
-    try {
-      gbcuda::check_bfs_kernel(k, cuda ? gbcuda::Backend::Cuda : gbcuda::Backend::Host);
-    } catch (const gbcuda::Error& e) {
-      throw UsageError{fmt::format("{}, and this run uses the host ({})", e.what(),
-                                   GBCUDA_HAVE_CUDA ? "no usable GPU or --device host" : "built without CUDA")};
-    }
-    if (std::find(out.begin(), out.end(), k) == out.end()) out.push_back(k);
   }
+#endif
   return out;
 }
 
-// The kernel rows: each kernel once, the frontier engine's in the loop(s) --level-loop names.
-std::vector<KernelRun> select_kernels(const std::string& list, const std::string& level_loop, gbcuda::Backend backend) {
-  if (level_loop != "device" && level_loop != "host" && level_loop != "both")
-    throw UsageError{fmt::format("unknown --level-loop '{}' (expected device, host or both)", level_loop)};
+void print_kernel_catalogue(gbcuda::Backend backend) {
+  const auto all = kernel_catalogue(backend);
+  std::size_t width = 0;
+  for (const auto& [k, d] : all) width = std::max(width, k.name.size());
+  for (const auto& [k, d] : all) fmt::print("{:<{}}  {}\n", k.name, width, d);
+}
+
+// The kernel rows --kernels names, each once.
+std::vector<KernelRun> select_kernels(const std::string& list, gbcuda::Backend backend) {
+  const auto all = kernel_catalogue(backend);
   std::vector<KernelRun> out;
-  for (gbcuda::BfsKernel k : select_kernel_list(list, backend)) {
-    const std::string name = gbcuda::to_string(k);
-    if (!gbcuda::bfs_kernel_uses_level_loop(k, backend)) {
-      out.push_back({k, gbcuda::LevelLoop::Device, name});
-      continue;
+  if (list == "all") {
+    for (const auto& [k, d] : all) out.push_back(k);
+    return out;
+  }
+  std::vector<std::string> names;
+  if (list.empty()) {
+    names = {"auto"};
+    if (backend == gbcuda::Backend::Cuda) names = {"auto", kAlgebra, "rodinia"};
+  } else {
+    std::size_t start = 0;
+    while (start <= list.size()) {
+      const std::size_t comma = std::min(list.find(',', start), list.size());
+      names.push_back(list.substr(start, comma - start));
+      start = comma + 1;
     }
-    if (level_loop != "host") out.push_back({k, gbcuda::LevelLoop::Device, name});
-    if (level_loop != "device") out.push_back({k, gbcuda::LevelLoop::Host, name + "/host-loop"});
+  }
+  for (const std::string& name : names) {
+    if (name.empty()) throw UsageError{fmt::format("--kernels '{}' has an empty name", list)};
+    auto it = std::find_if(all.begin(), all.end(), [&](const auto& kd) { return kd.first.name == name; });
+    if (it == all.end()) {
+      const auto gpu = kernel_catalogue(gbcuda::Backend::Cuda);
+      std::string known;
+      for (const auto& [k, d] : gpu) known += (known.empty() ? "" : ", ") + k.name;
+      const bool gpu_only = std::any_of(gpu.begin(), gpu.end(), [&](const auto& kd) { return kd.first.name == name; });
+      if (gpu_only)
+        throw UsageError{fmt::format("kernel '{}' runs only on the GPU, and this run uses the host ({})", name,
+                                     GBCUDA_HAVE_CUDA ? "no usable GPU or --device host" : "built without CUDA")};
+      throw UsageError{fmt::format("unknown kernel '{}' (expected one of: {})", name, known)};
+    }
+    if (std::none_of(out.begin(), out.end(), [&](const KernelRun& k) { return k.name == name; }))
+      out.push_back(it->first);
   }
   return out;
 }
 
 int run(const Options& o, const std::string& command_line) {
+  if (o.kernels == "list") {
+    print_kernel_catalogue(gbcuda::resolve_device(gbcuda::parse_device(o.device)));
+    return kExitOk;
+  }
   std::vector<std::string> graphs = o.graphs;
   if (o.preset == "standard") graphs.insert(graphs.end(), kPresetStandard.begin(), kPresetStandard.end());
   if (o.preset == "small") graphs.insert(graphs.end(), kPresetSmall.begin(), kPresetSmall.end());
@@ -995,7 +1036,7 @@ int run(const Options& o, const std::string& command_line) {
   }
 
   const gbcuda::Backend backend = gbcuda::resolve_device(gbcuda::parse_device(o.device));
-  const std::vector<KernelRun> kernels = select_kernels(o.kernels, o.level_loop, backend);
+  const std::vector<KernelRun> kernels = select_kernels(o.kernels, backend);
   const std::string date = utc_now();
   fmt::print(stderr, "bfs_bench: {} graph(s), kernels on {}; {} warm-up + {} timed runs per case\n", graphs.size(),
              gbcuda::backend_description(backend), o.warmup, o.repeat);

@@ -40,7 +40,6 @@ struct Options {
   std::string device = "auto";
   std::string direction = "auto";
   std::string kernel = "auto";
-  std::string level_loop = "device";
   std::string format = "auto";
   bool transpose = false;
   bool symmetrize = false;
@@ -86,12 +85,25 @@ std::string bundled_matrix() {
   throw UsageError{msg + "); pass a matrix file"};
 }
 
+// `--kernel algebra`: the search written with public calls (vxm, nvals, assign per level), the
+// product's policy choosing each level's kernel; every other name is a kernel of the fused loop.
+constexpr const char* kAlgebra = "algebra";
+constexpr const char* kAlgebraDescription =
+    "the BFS written with public calls (vxm, nvals, assign per level); kernels chosen by the product";
+
 // `--kernel list`: every kernel the library offers, one line each.
 void print_kernel_list() {
-  std::size_t width = 0;
+  std::size_t width = std::string(kAlgebra).size();
   for (const gbcuda::BfsKernelInfo& k : gbcuda::bfs_kernels()) width = std::max(width, std::string(k.name).size());
   for (const gbcuda::BfsKernelInfo& k : gbcuda::bfs_kernels())
     fmt::print("{:<{}}  {:<6}  {}\n", k.name, width, k.cuda_only ? "(CUDA)" : "", k.description);
+  fmt::print("{:<{}}  {:<6}  {}\n", kAlgebra, width, "", kAlgebraDescription);
+}
+
+// The kernel a level ran, for --verbose: the host backend has one push and one pull.
+std::string level_kernel_name(const gbcuda::BfsResult& r, const gbcuda::BfsLevelStats& s) {
+  if (r.backend == gbcuda::Backend::Host) return s.direction == gbcuda::Direction::Pull ? "host pull" : "host push";
+  return gbcuda::to_string(s.kernel);
 }
 
 // Vertices per level, level 0 first.
@@ -141,15 +153,10 @@ void build_cli(CLI::App& app, Options& o) {
       ->type_name("auto|push|pull")
       ->check(CLI::IsMember({"auto", "push", "pull"}).description(""));
   app.add_option("--kernel", o.kernel,
-                 "Implementation of each level: auto (chosen per level), or one forced for every level;\n"
-                 "'--kernel list' prints the names with one line each (default auto)")
-      ->type_name("NAME|list");
-  app.add_option("--level-loop", o.level_loop,
-                 "How the CUDA frontier engine (kernels auto, queue-*, single-block) steps between levels:\n"
-                 "device: every level inside one persistent kernel, decided on the GPU (default);\n"
-                 "host: one launch per level, the host reading the GPU's choice back in between")
-      ->type_name("device|host")
-      ->check(CLI::IsMember({"device", "host"}).description(""));
+                 "Kernel of each level's masked product: auto (chosen per level), or one forced for every\n"
+                 "level, on the GPU in one fused kernel; 'algebra' runs the BFS written with public calls\n"
+                 "(vxm, nvals, assign per level); '--kernel list' prints the names (default auto)")
+      ->type_name("NAME|algebra|list");
   app.add_option("--format", o.format, "Input format (default auto: detected from the content and the name)")
       ->type_name("auto|mtx|headerless|rodinia|edgelist|gbc")
       ->check(CLI::IsMember({"auto", "mtx", "headerless", "rodinia", "edgelist", "gbc"}).description(""));
@@ -193,8 +200,9 @@ void build_cli(CLI::App& app, Options& o) {
       "  randout:N:D  N vertices, each with D distinct random out-edges (directed)\n"
       "  Numbers may use an exponent (kron:20:16, randout:1e6:8). A file named like a spec: ./kron:1:2\n"
       "\n"
-      "Kernels (--kernel; '--kernel list' describes each): auto, pull-spmv and push-spmspv run on either\n"
-      "device; the others (CUDA) need --device cuda or auto with a GPU.\n"
+      "Kernels (--kernel; '--kernel list' describes each): auto, pull and algebra run on either device;\n"
+      "the others (CUDA) need --device cuda or auto with a GPU. On the GPU every kernel but algebra runs\n"
+      "the whole search in one fused kernel; algebra runs one masked product (vxm) per level.\n"
       "\n"
       "Output: a text summary on stdout (vertices, stored entries, vertices reached, levels, device,\n"
       "time per BFS, GTEPS), or one JSON object with --json. Progress and errors go to stderr.\n"
@@ -217,7 +225,17 @@ void build_cli(CLI::App& app, Options& o) {
 }
 
 int run(const Options& o, bool file_given) {
-  const gbcuda::BfsKernel kernel = gbcuda::parse_bfs_kernel(o.kernel);  // before any loading
+  const bool algebra = o.kernel == kAlgebra;
+  gbcuda::BfsKernel kernel = gbcuda::BfsKernel::Auto;
+  if (!algebra) {
+    try {
+      kernel = gbcuda::parse_bfs_kernel(o.kernel);
+    } catch (const gbcuda::Error& e) {  // name algebra too
+      std::string msg = e.what();
+      if (!msg.empty() && msg.back() == ')') msg.insert(msg.size() - 1, std::string(", ") + kAlgebra);
+      throw UsageError{msg};
+    }
+  }
   std::string file = o.file;
   if (!file_given) {
     file = bundled_matrix();
@@ -271,7 +289,7 @@ int run(const Options& o, bool file_given) {
   bopt.device = backend == gbcuda::Backend::Cuda ? gbcuda::Device::Cuda : gbcuda::Device::Host;
   bopt.direction = direction;
   bopt.kernel = kernel;
-  bopt.level_loop = gbcuda::parse_level_loop(o.level_loop);
+  bopt.level_loop = algebra ? gbcuda::LevelLoop::Algebra : gbcuda::LevelLoop::Fused;
   bopt.compute_parents = o.validate || !o.parents_file.empty();
   bopt.collect_stats = o.verbose;  // per-level stats cost a sync per level; only when shown
 
@@ -292,7 +310,7 @@ int run(const Options& o, bool file_given) {
   if (o.verbose) {
     for (const gbcuda::BfsLevelStats& s : result.levels)
       fmt::print(stderr, "level {:>4}: frontier {:>10}, edges examined {:>12}, {}, {}, {:.6f} s\n", s.level,
-                 s.frontier_size, s.edges_examined, direction_name(s.direction), gbcuda::to_string(s.kernel),
+                 s.frontier_size, s.edges_examined, direction_name(s.direction), level_kernel_name(result, s),
                  s.seconds);
   }
 
@@ -330,10 +348,8 @@ int run(const Options& o, bool file_given) {
     j["device"] = device_desc;
     j["backend"] = gbcuda::to_string(result.backend);
     j["direction"] = direction_name(direction);
-    j["kernel"] = gbcuda::to_string(kernel);
-    j["level_loop"] = gbcuda::bfs_kernel_uses_level_loop(kernel, result.backend)
-                          ? nlohmann::json(gbcuda::to_string(bopt.level_loop))
-                          : nlohmann::json(nullptr);
+    j["kernel"] = algebra ? std::string(kAlgebra) : std::string(gbcuda::to_string(kernel));
+    j["level_loop"] = gbcuda::to_string(result.level_loop);
     j["repeat"] = o.repeat;
     j["seconds_median"] = t_median;
     j["seconds_min"] = t_min;
@@ -354,10 +370,8 @@ int run(const Options& o, bool file_given) {
                result.num_levels);
     fmt::print("device:     {} [{}]\n", device_desc, gbcuda::to_string(result.backend));
     fmt::print("direction:  {}\n", direction_name(direction));
-    fmt::print("kernel:     {}{}\n", gbcuda::to_string(kernel),
-               gbcuda::bfs_kernel_uses_level_loop(kernel, result.backend)
-                   ? fmt::format(" ({} level loop)", gbcuda::to_string(bopt.level_loop))
-                   : std::string());
+    fmt::print("kernel:     {} ({} level loop)\n", algebra ? kAlgebra : gbcuda::to_string(kernel),
+               gbcuda::to_string(result.level_loop));
     fmt::print("time:       {:.6f} s per BFS (median of {}, min {:.6f} s)\n", t_median, o.repeat, t_min);
     if (have_gteps) fmt::print("GTEPS:      {:.4f} ({} edges / median time)\n", gteps, result.edges_traversed);
     else fmt::print("GTEPS:      n/a (time below the timer's resolution; {} edges)\n", result.edges_traversed);

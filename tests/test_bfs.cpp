@@ -1,5 +1,6 @@
 // BFS against SuiteSparse:GraphBLAS on the sample matrices and random graphs, for every
-// backend, direction and with/without parents; validate_bfs on good and corrupted results.
+// backend, level loop (CUDA: fused and algebra), direction and with/without parents;
+// validate_bfs on good and corrupted results.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -20,6 +21,7 @@ using gbcuda::Index;
 
 struct Mode {
   Backend backend;
+  gbcuda::LevelLoop loop;
   Direction direction;
   bool parents;
 };
@@ -27,14 +29,18 @@ struct Mode {
 std::string mode_name(const testing::TestParamInfo<Mode>& info) {
   const Mode& m = info.param;
   std::string d = m.direction == Direction::Auto ? "auto" : m.direction == Direction::Push ? "push" : "pull";
-  return std::string(gbcuda::to_string(m.backend)) + "_" + d + (m.parents ? "_parents" : "_levels");
+  return std::string(gbcuda::to_string(m.backend)) + "_" + gbcuda::to_string(m.loop) + "_" + d +
+         (m.parents ? "_parents" : "_levels");
 }
 
 std::vector<Mode> all_modes() {
   std::vector<Mode> modes;
-  for (Backend b : {Backend::Host, Backend::Cuda})
-    for (Direction d : {Direction::Auto, Direction::Push, Direction::Pull})
-      for (bool p : {false, true}) modes.push_back({b, d, p});
+  for (Direction d : {Direction::Auto, Direction::Push, Direction::Pull})
+    for (bool p : {false, true}) {
+      modes.push_back({Backend::Host, gbcuda::LevelLoop::Algebra, d, p});
+      modes.push_back({Backend::Cuda, gbcuda::LevelLoop::Fused, d, p});
+      modes.push_back({Backend::Cuda, gbcuda::LevelLoop::Algebra, d, p});
+    }
   return modes;
 }
 
@@ -49,6 +55,7 @@ class BfsTest : public testing::TestWithParam<Mode> {
     o.device = GetParam().backend == Backend::Cuda ? gbcuda::Device::Cuda : gbcuda::Device::Host;
     o.direction = GetParam().direction;
     o.compute_parents = GetParam().parents;
+    o.level_loop = GetParam().loop;
     return o;
   }
   // Runs gbcuda's BFS and checks it against GraphBLAS and validate_bfs.
@@ -57,8 +64,7 @@ class BfsTest : public testing::TestWithParam<Mode> {
     const auto expected = gbtest::graphblas_bfs_levels(A, source);
     const gbcuda::BfsResult r = gbcuda::bfs(A, source, options());
     ASSERT_EQ(r.level.size(), expected.size());
-    for (std::size_t v = 0; v < expected.size(); ++v)
-      ASSERT_EQ(r.level[v], expected[v]) << "vertex " << v;
+    for (std::size_t v = 0; v < expected.size(); ++v) ASSERT_EQ(r.level[v], expected[v]) << "vertex " << v;
     Index reached = 0;
     for (auto l : expected) reached += l >= 0;
     EXPECT_EQ(r.vertices_reached, reached);
@@ -66,6 +72,7 @@ class BfsTest : public testing::TestWithParam<Mode> {
     EXPECT_EQ(r.parent.empty(), !GetParam().parents);
     EXPECT_EQ(gbcuda::validate_bfs(A, source, r), "");
     EXPECT_EQ(r.backend, GetParam().backend);
+    EXPECT_EQ(r.level_loop, GetParam().loop);
     if (!r.levels.empty()) {  // per-level statistics: one per expansion, frontier sizes match
       const auto sizes = gbtest::level_sizes(expected);
       ASSERT_EQ(r.levels.size(), sizes.size());
@@ -112,9 +119,11 @@ TEST_P(BfsTest, RandomGraphs) {
 TEST_P(BfsTest, StarAndPath) {
   check(gbtest::star_graph(100000), 0, "star centre");
   check(gbtest::star_graph(100000), 99999, "star leaf");
-  // Forced pull re-walks every unvisited vertex each level, and the CUDA backend pays a
-  // launch-and-sync cost per level: keep the path shorter there.
-  const Index len = GetParam().direction == Direction::Pull ? 3000 : GetParam().backend == Backend::Cuda ? 5000 : 100000;
+  // Forced pull re-walks every unvisited vertex each level, and the CUDA algebra loop pays a
+  // read-back per level: keep the path shorter there.
+  const Index len = GetParam().direction == Direction::Pull ? 3000
+                    : GetParam().backend == Backend::Cuda   ? 5000
+                                                            : 100000;
   check(gbtest::path_graph(len, true), 0, "directed path");
   check(gbtest::path_graph(len, false), len / 2, "undirected path");
   check(gbtest::path_graph(len, true), len - 1, "directed path from its end");

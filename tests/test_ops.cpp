@@ -27,11 +27,19 @@ double user_sub2(double x, double y) { return x - 2.0 * y; }  // for ewise
 double user_unary(double x) { return 3.0 * x - 1.0; }
 std::int64_t user_unary_i(std::int64_t x) { return 3 * x - 1; }
 
-void grb_user_max(void* z, const void* x, const void* y) { *static_cast<double*>(z) = user_max(*static_cast<const double*>(x), *static_cast<const double*>(y)); }
-void grb_user_mul(void* z, const void* x, const void* y) { *static_cast<double*>(z) = user_mul(*static_cast<const double*>(x), *static_cast<const double*>(y)); }
-void grb_user_sub2(void* z, const void* x, const void* y) { *static_cast<double*>(z) = user_sub2(*static_cast<const double*>(x), *static_cast<const double*>(y)); }
+void grb_user_max(void* z, const void* x, const void* y) {
+  *static_cast<double*>(z) = user_max(*static_cast<const double*>(x), *static_cast<const double*>(y));
+}
+void grb_user_mul(void* z, const void* x, const void* y) {
+  *static_cast<double*>(z) = user_mul(*static_cast<const double*>(x), *static_cast<const double*>(y));
+}
+void grb_user_sub2(void* z, const void* x, const void* y) {
+  *static_cast<double*>(z) = user_sub2(*static_cast<const double*>(x), *static_cast<const double*>(y));
+}
 void grb_user_unary(void* z, const void* x) { *static_cast<double*>(z) = user_unary(*static_cast<const double*>(x)); }
-void grb_user_unary_i(void* z, const void* x) { *static_cast<std::int64_t*>(z) = user_unary_i(*static_cast<const std::int64_t*>(x)); }
+void grb_user_unary_i(void* z, const void* x) {
+  *static_cast<std::int64_t*>(z) = user_unary_i(*static_cast<const std::int64_t*>(x));
+}
 
 // GraphBLAS objects for the user operators (created once, after GrB_init).
 struct GrbUserOps {
@@ -87,9 +95,9 @@ bool mask_allows(const MaskCase& mc, const Tuples<double>& mask, Index i) {
 // Runs one masked operation on gbcuda and on GraphBLAS from the same starting w, returns both.
 // gb_run(w, mask_or_no_mask, accum_or_no_accum, descriptor); grb_run(w, mask, accum, desc).
 template <class Z, class GbRun, class GrbRun>
-std::pair<Tuples<Z>, Tuples<Z>> run_both(Backend b, const Tuples<Z>& w0, const Tuples<double>& mask,
-                                         const MaskCase& mc, int accum, Descriptor d, bool t0, bool t1,
-                                         const GbRun& gb_run, const GrbRun& grb_run) {
+std::pair<Tuples<Z>, Tuples<Z>> run_both(Backend b, const Tuples<Z>& w0, const Tuples<double>& mask, const MaskCase& mc,
+                                         int accum, Descriptor d, bool t0, bool t1, const GbRun& gb_run,
+                                         const GrbRun& grb_run) {
   d.replace = mc.replace;
   d.mask_complement = mc.complement;
   d.mask_structural = mc.structural;
@@ -134,7 +142,15 @@ struct ProductOptions {
   std::vector<int> accums{0, 1, 2};
   Special special = Special::None;
   bool rough_seed = false;  // one seed with arbitrary reals (floating point only)
+  bool pattern = false;     // the matrix is a pattern (iso, every value one)
+  // Kernels forced through the descriptor (the test hook of the boolean product). Auto runs
+  // every direction; a forced kernel runs with Direction::Auto.
+  std::vector<gbcuda::ProductKernel> kernels{gbcuda::ProductKernel::Auto};
 };
+
+const std::vector<gbcuda::ProductKernel> kAllKernels = {
+    gbcuda::ProductKernel::Auto,       gbcuda::ProductKernel::Pull,        gbcuda::ProductKernel::QueueWarp,
+    gbcuda::ProductKernel::QueueBlock, gbcuda::ProductKernel::QueueGlobal, gbcuda::ProductKernel::SingleBlock};
 
 template <class Z, class S>
 void product_suite(Backend b, const S& s, GrB_Semiring gs, const ProductOptions& opt) {
@@ -147,7 +163,7 @@ void product_suite(Backend b, const S& s, GrB_Semiring gs, const ProductOptions&
     for (Shape shape : {Shape{150, 150}, Shape{97, 211}}) {
       Rng rng(std::uint64_t(seed) * 7919 + std::uint64_t(shape.ncols));
       const bool rough = opt.rough_seed && seed == 3;
-      Coo<Z> coo = random_matrix<Z>(rng, shape.nrows, shape.ncols, 4.0, false, rough);
+      Coo<Z> coo = random_matrix<Z>(rng, shape.nrows, shape.ncols, 4.0, opt.pattern, rough);
       gbcuda::Matrix<Z> A = gb_matrix(coo);
       GMat gA = grb_matrix(coo);
       const double densities[] = {0.02, 0.3, 1.0};
@@ -162,53 +178,57 @@ void product_suite(Backend b, const S& s, GrB_Semiring gs, const ProductOptions&
             Tuples<double> mask = random_mask(rng, out_n, densities[(seed + ui) % 3]);
             Vector<Z> u = gb_vector(u0, b);
             GVec gu = grb_vector(u0);
-            const auto op_rows = opt.special == Special::SecondI ? pattern_rows(coo, rows_transposed)
-                                                                 : std::vector<std::set<Index>>{};
-            for (Direction dir : {Direction::Auto, Direction::Push, Direction::Pull}) {
-              for (const MaskCase& mc : masks) {
-                for (int accum : opt.accums) {
-                  Descriptor d;
-                  d.transpose_a = tr;
-                  d.direction = dir;
-                  auto gb_run = [&](auto& w, const auto& m, const auto& acc, const Descriptor& dd) {
-                    if (is_vxm) gbcuda::vxm(w, m, acc, s, u, A, dd);
-                    else gbcuda::mxv(w, m, acc, s, A, u, dd);
-                  };
-                  auto grb_run = [&](GrB_Vector w, GrB_Vector m, GrB_BinaryOp acc, GrB_Descriptor gd) {
-                    return is_vxm ? GrB_vxm(w, m, acc, gs, gu.v, gA.m, gd) : GrB_mxv(w, m, acc, gs, gA.m, gu.v, gd);
-                  };
-                  auto [got, want] = run_both<Z>(b, w0, mask, mc, accum, d, !is_vxm && tr, is_vxm && tr, gb_run, grb_run);
-                  auto ctx = [&] {
-                    std::ostringstream o;
-                    o << (is_vxm ? "vxm" : "mxv") << " seed " << seed << " A " << shape.nrows << "x" << shape.ncols
-                      << (tr ? " transpose_a" : "") << " u-density " << densities[ui] << " " << mc.str() << " "
-                      << accum_name(accum) << " " << dir_name(dir);
-                    return o.str();
-                  };
-                  auto r = same_vector(got, want, opt.special == Special::SecondI ? Check::Pattern : opt.check);
-                  if (r && opt.special == Special::SecondI) {
-                    // ANY makes the chosen k arbitrary: each written value must be a valid k
-                    // (op(A)(i,k) stored and u(k) present); untouched entries keep w's value.
-                    for (std::size_t p = 0; p < got.idx.size() && r; ++p) {
-                      const Index i = got.idx[p];
-                      const Z k = got.vals[p];
-                      if (mask_allows(mc, mask, i)) {
-                        const bool in_u = std::binary_search(u0.idx.begin(), u0.idx.end(), Index(k));
-                        if (!in_u || !op_rows[std::size_t(i)].count(Index(k)))
-                          r = ::testing::AssertionFailure() << "w(" << i << ") = " << k << " is not a valid k";
-                      } else {
-                        auto it = std::lower_bound(w0.idx.begin(), w0.idx.end(), i);
-                        if (it == w0.idx.end() || *it != i || w0.vals[std::size_t(it - w0.idx.begin())] != k)
-                          r = ::testing::AssertionFailure() << "w(" << i << ") outside the mask changed to " << k;
+            const auto op_rows =
+                opt.special == Special::SecondI ? pattern_rows(coo, rows_transposed) : std::vector<std::set<Index>>{};
+            for (const gbcuda::ProductKernel kernel : opt.kernels)
+              for (Direction dir : {Direction::Auto, Direction::Push, Direction::Pull}) {
+                if (kernel != gbcuda::ProductKernel::Auto && dir != Direction::Auto) continue;
+                for (const MaskCase& mc : masks) {
+                  for (int accum : opt.accums) {
+                    Descriptor d;
+                    d.transpose_a = tr;
+                    d.direction = dir;
+                    d.kernel = kernel;
+                    auto gb_run = [&](auto& w, const auto& m, const auto& acc, const Descriptor& dd) {
+                      if (is_vxm) gbcuda::vxm(w, m, acc, s, u, A, dd);
+                      else gbcuda::mxv(w, m, acc, s, A, u, dd);
+                    };
+                    auto grb_run = [&](GrB_Vector w, GrB_Vector m, GrB_BinaryOp acc, GrB_Descriptor gd) {
+                      return is_vxm ? GrB_vxm(w, m, acc, gs, gu.v, gA.m, gd) : GrB_mxv(w, m, acc, gs, gA.m, gu.v, gd);
+                    };
+                    auto [got, want] =
+                        run_both<Z>(b, w0, mask, mc, accum, d, !is_vxm && tr, is_vxm && tr, gb_run, grb_run);
+                    auto ctx = [&] {
+                      std::ostringstream o;
+                      o << (is_vxm ? "vxm" : "mxv") << " seed " << seed << " A " << shape.nrows << "x" << shape.ncols
+                        << (tr ? " transpose_a" : "") << " u-density " << densities[ui] << " " << mc.str() << " "
+                        << accum_name(accum) << " " << dir_name(dir) << " kernel " << gbcuda::to_string(kernel);
+                      return o.str();
+                    };
+                    auto r = same_vector(got, want, opt.special == Special::SecondI ? Check::Pattern : opt.check);
+                    if (r && opt.special == Special::SecondI) {
+                      // ANY makes the chosen k arbitrary: each written value must be a valid k
+                      // (op(A)(i,k) stored and u(k) present); untouched entries keep w's value.
+                      for (std::size_t p = 0; p < got.idx.size() && r; ++p) {
+                        const Index i = got.idx[p];
+                        const Z k = got.vals[p];
+                        if (mask_allows(mc, mask, i)) {
+                          const bool in_u = std::binary_search(u0.idx.begin(), u0.idx.end(), Index(k));
+                          if (!in_u || !op_rows[std::size_t(i)].count(Index(k)))
+                            r = ::testing::AssertionFailure() << "w(" << i << ") = " << k << " is not a valid k";
+                        } else {
+                          auto it = std::lower_bound(w0.idx.begin(), w0.idx.end(), i);
+                          if (it == w0.idx.end() || *it != i || w0.vals[std::size_t(it - w0.idx.begin())] != k)
+                            r = ::testing::AssertionFailure() << "w(" << i << ") outside the mask changed to " << k;
+                        }
                       }
                     }
+                    EXPECT_TRUE(r) << ctx();
+                    budget.charge(bool(r));
+                    if (budget.spent()) return;
                   }
-                  EXPECT_TRUE(r) << ctx();
-                  budget.charge(bool(r));
-                  if (budget.spent()) return;
                 }
               }
-            }
           }
         }
       }
@@ -245,6 +265,31 @@ TEST_P(OpsTest, ProductAnySecondIInt64) {
   o.special = Special::SecondI;
   product_suite<std::int64_t>(b(), gbcuda::AnySecondI<std::int64_t>{}, GxB_ANY_SECONDI_INT64, o);
 }
+// The boolean product with each of its kernels forced (the CUDA backend's frontier kernels; the
+// host maps pull to its gather and every push kernel to its scatter).
+TEST_P(OpsTest, ProductAnyPairEveryKernel) {
+  ProductOptions o;
+  o.check = Check::Pattern;
+  o.accums = {0};
+  o.kernels = kAllKernels;
+  product_suite<bool>(b(), gbcuda::AnyPair<bool>{}, GxB_ANY_PAIR_BOOL, o);
+}
+TEST_P(OpsTest, ProductAnySecondIEveryKernel) {
+  ProductOptions o;
+  o.accums = {0};
+  o.special = Special::SecondI;
+  o.kernels = kAllKernels;
+  product_suite<std::int64_t>(b(), gbcuda::AnySecondI<std::int64_t>{}, GxB_ANY_SECONDI_INT64, o);
+}
+// LorLand over a pattern matrix runs on the frontier kernels on CUDA, its terms being u's values
+// (some false): the true entries' push first, then the false ones'; the pull looks past false terms.
+TEST_P(OpsTest, ProductLorLandPatternEveryKernel) {
+  ProductOptions o;
+  o.pattern = true;
+  o.accums = {0, 1};
+  o.kernels = kAllKernels;
+  product_suite<bool>(b(), gbcuda::LorLand<bool>{}, GrB_LOR_LAND_SEMIRING_BOOL, o);
+}
 TEST_P(OpsTest, ProductUserSemiring) {
   auto s = gbcuda::make_semiring(gbcuda::make_monoid<double>(user_max, -std::numeric_limits<double>::infinity()),
                                  gbcuda::make_binary_op<double>(user_mul));
@@ -268,7 +313,8 @@ TEST_P(OpsTest, ProductIsoMatrix) {
       GVec gu = grb_vector(u0);
       for (Direction dir : {Direction::Push, Direction::Pull}) {
         Vector<double> w(120, b());
-        gbcuda::mxv(w, gbcuda::no_mask, gbcuda::no_accum, gbcuda::PlusTimes<double>{}, A, u, Descriptor{}.with_direction(dir));
+        gbcuda::mxv(w, gbcuda::no_mask, gbcuda::no_accum, gbcuda::PlusTimes<double>{}, A, u,
+                    Descriptor{}.with_direction(dir));
         GVec gw = grb_empty_vector<double>(120);
         OPS_GRB(GrB_mxv(gw.v, GrB_NULL, GrB_NULL, GrB_PLUS_TIMES_SEMIRING_FP64, gA.m, gu.v, GrB_NULL));
         auto r = same_vector(tuples_of(w), tuples_of<double>(gw.v), Check::Near);
@@ -412,8 +458,8 @@ void assign_suite(Backend b, Z scalar) {
             };
             auto [got, want] = run_both<Z>(b, w0, mask, mc, accum, Descriptor{}, false, false, gb_run, grb_run);
             auto r = same_vector(got, want, Check::Exact);
-            EXPECT_TRUE(r) << "assign seed " << seed << " w-density " << wd << " mask-density " << md << " "
-                           << mc.str() << " " << accum_name(accum);
+            EXPECT_TRUE(r) << "assign seed " << seed << " w-density " << wd << " mask-density " << md << " " << mc.str()
+                           << " " << accum_name(accum);
             budget.charge(bool(r));
             if (budget.spent()) return;
           }
@@ -469,8 +515,8 @@ TEST_P(OpsTest, ApplyAbs) {
   apply_suite<std::int64_t>(b(), gbcuda::Abs<std::int64_t>{}, GrB_ABS_INT64, "abs-int64");
 }
 TEST_P(OpsTest, ApplyUserLambda) {
-  apply_suite<double>(b(), gbcuda::make_unary_op<double>([](double x) { return user_unary(x); }),
-                      grb_user_ops().unary, "user");
+  apply_suite<double>(b(), gbcuda::make_unary_op<double>([](double x) { return user_unary(x); }), grb_user_ops().unary,
+                      "user");
   apply_suite<std::int64_t>(b(), gbcuda::make_unary_op<std::int64_t>([](std::int64_t x) { return user_unary_i(x); }),
                             grb_user_ops().unary_i, "user-int64");
 }
@@ -504,9 +550,8 @@ void ewise_suite(Backend b, const Op& op, GrB_BinaryOp gop, const char* name) {
               };
               auto [got, want] = run_both<Z>(b, w0, mask, mc, accum, Descriptor{}, false, false, gb_run, grb_run);
               auto r = same_vector(got, want, Check::Exact);
-              EXPECT_TRUE(r) << (is_union ? "ewise_add " : "ewise_mult ") << name << " seed " << seed
-                             << " u-density " << ud << " v-density " << vd << " " << mc.str() << " "
-                             << accum_name(accum);
+              EXPECT_TRUE(r) << (is_union ? "ewise_add " : "ewise_mult ") << name << " seed " << seed << " u-density "
+                             << ud << " v-density " << vd << " " << mc.str() << " " << accum_name(accum);
               budget.charge(bool(r));
               if (budget.spent()) return;
             }
@@ -543,8 +588,8 @@ void reduce_suite(Backend b, const Mon& mon, GrB_Monoid gmon, const char* name, 
         Z want{};
         OPS_GRB(Grb<Z>::reduce(&want, gmon, gu.v));
         std::ostringstream ctx;
-        ctx << "reduce " << name << " seed " << seed << " n " << n << " density " << density << " ("
-            << u0.idx.size() << " entries)";
+        ctx << "reduce " << name << " seed " << seed << " n " << n << " density " << density << " (" << u0.idx.size()
+            << " entries)";
         if constexpr (std::is_floating_point_v<Z>) {
           if (std::isinf(want)) EXPECT_EQ(got, want) << ctx.str();
           else EXPECT_NEAR(got, want, 1e-9 * std::max(1.0, std::abs(double(want)))) << ctx.str();

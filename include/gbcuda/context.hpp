@@ -1,6 +1,7 @@
 #pragma once
 // Device discovery and backend selection.
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "gbcuda/types.hpp"
@@ -23,6 +24,22 @@ struct DeviceMemoryInfo {
   std::size_t total_bytes = 0;
 };
 DeviceMemoryInfo device_memory_info();
+
+// How often the library made the host wait for the GPU since the process started. Operations on
+// the CUDA backend are enqueued on the library's stream and return without waiting; the host
+// waits only when the caller asks for something on the host: a count (Vector::nvals), an element,
+// a scalar reduce, a copy to host memory, a BFS result. Take the difference of two readings to
+// see what a piece of code costs (the tests do: one BFS level of vxm + assign makes no wait).
+struct HostWaits {
+  std::uint64_t reads = 0;  // blocking copies of device memory to the host
+  std::uint64_t syncs = 0;  // waits for all queued device work (stream or event synchronisation)
+  std::uint64_t total() const { return reads + syncs; }
+};
+HostWaits host_waits();
+
+// The CUDA stream (a cudaStream_t) every gbcuda operation is enqueued on, so that a program can
+// order its own CUDA work with the library's. nullptr in a build without CUDA.
+void* cuda_stream();
 
 // Parse "auto" / "host" / "cuda"; throws Error(InvalidValue) otherwise.
 Device parse_device(const std::string& name);

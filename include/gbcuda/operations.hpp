@@ -3,6 +3,7 @@
 //   mxv(w, mask, accum, semiring, A, u, desc)      w<mask> = accum(w, A*u)
 //   vxm(w, mask, accum, semiring, u, A, desc)      w'<mask> = accum(w', u'*A)
 //   assign(w, mask, accum, scalar, desc)           w<mask> = accum(w, scalar) at every index
+//   assign(w, mask, accum, u, desc)                w<mask> = accum(w, u) at every index
 //   apply(w, mask, accum, unary_op, u, desc)       w<mask> = accum(w, op(u))
 //   ewise_add(w, mask, accum, op, u, v, desc)      union of the patterns of u and v
 //   ewise_mult(w, mask, accum, op, u, v, desc)     intersection of the patterns
@@ -10,8 +11,11 @@
 // `mask` is `no_mask` or a Vector of any type; `accum` is `no_accum` or a binary operator.
 // Everything runs in w's backend; inputs living elsewhere are copied there first. Operators the
 // CUDA backend does not instantiate (user-defined ones) run on host copies, transparently.
+// On the CUDA backend an operation is enqueued on the library's stream and returns without
+// waiting for the GPU; counts stay in device memory until the caller asks (Vector::nvals).
 // Types: w's type is the semiring's (or operator's) result type; value semirings on CUDA expect
 // A, u and w of one type (other combinations run on the host).
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <type_traits>
@@ -19,6 +23,7 @@
 #include "gbcuda/descriptor.hpp"
 #include "gbcuda/detail/backend_ops.hpp"
 #include "gbcuda/detail/host_ops.hpp"
+#include "gbcuda/detail/product_policy.hpp"
 #include "gbcuda/matrix.hpp"
 #include "gbcuda/semiring.hpp"
 #include "gbcuda/vector.hpp"
@@ -35,35 +40,55 @@ namespace detail {
 
 [[noreturn]] void throw_dimension_mismatch(const char* op, Index expected, Index got);
 
-// A mask made ready for one backend: the view plus whatever it had to build.
+// A mask made ready for one backend: the view plus whatever it had to build, and its entry
+// count where that tells how many outputs it allows (a structural mask), for the product's cost
+// model.
 struct PreparedMask {
   MaskView view;
   Array<std::uint8_t> scratch;
   std::shared_ptr<void> keep_alive;  // a copy of the mask in this backend, when one was made
+  bool counted = false;
+  Index count = 0;
+  const Index* count_dev = nullptr;
 };
 
+// `list_ok`: the caller's primitive walks a sparse structural mask's list itself (assign without
+// replace), so on the CUDA backend no bitmap is built for it (that would cost O(n) per call).
 template <class MaskArg>
-PreparedMask prepare_mask(const MaskArg& mask, const Descriptor& d, Backend b, Index n) {
+PreparedMask prepare_mask(const MaskArg& mask, const Descriptor& d, Backend b, Index n, bool list_ok = false) {
   PreparedMask pm;
   pm.view.complement = d.mask_complement;
   if constexpr (std::is_same_v<MaskArg, NoMask>) {
     (void)mask;
     (void)b;
     (void)n;
+    (void)list_ok;
     return pm;
   } else {
     if (mask.size() != n) throw_dimension_mismatch("mask", n, mask.size());
     const auto& ms = mask.store();
     if (ms.where != b) {  // bring the mask over once; the prepared view points into the copy
       auto moved = std::make_shared<std::remove_cvref_t<MaskArg>>(mask.to(b));
-      PreparedMask out = prepare_mask(*moved, d, b, n);
+      PreparedMask out = prepare_mask(*moved, d, b, n, list_ok);
       out.keep_alive = moved;
       return out;
+    }
+    if (d.mask_structural) {
+      pm.counted = true;
+      pm.count = ms.nvals;
+      pm.count_dev = device_nvals(ms);
     }
     if (d.mask_structural && ms.form == VectorForm::Dense) return pm;  // every entry present
     if (d.mask_structural && ms.form == VectorForm::Bitmap) {
       pm.view.bitmap = ms.bitmap.data();
       return pm;
+    }
+    if (d.mask_structural && ms.form == VectorForm::Sparse && !d.mask_complement) {
+      pm.view.list = ms.indices.data();
+      pm.view.list_size = ms.nvals;
+      pm.view.list_size_dev = device_nvals(ms);
+      pm.view.list_capacity = Index(ms.indices.size());
+      if (list_ok && b == Backend::Cuda) return pm;  // list only
     }
     pm.scratch = Array<std::uint8_t>(n, b);
     auto mv = view(ms);
@@ -72,10 +97,6 @@ PreparedMask prepare_mask(const MaskArg& mask, const Descriptor& d, Backend b, I
     else cuda::mask_bitmap(pm.scratch.data(), mv, d.mask_structural);
 #endif
     pm.view.bitmap = pm.scratch.data();
-    if (d.mask_structural && ms.form == VectorForm::Sparse && !d.mask_complement) {
-      pm.view.list = ms.indices.data();
-      pm.view.list_size = ms.nvals;
-    }
     return pm;
   }
 }
@@ -102,7 +123,21 @@ auto mask_to_host(const MaskArg& m) {
 }
 
 template <class T, class Accum>
-void merge_into(Vector<T>& w, const MaskView& m, const Accum& accum, VectorStore<T>& t, bool replace) {
+void merge_into(Vector<T>& w, MaskView m, const Accum& accum, VectorStore<T>& t, bool replace) {
+  // A mask that is w itself (GraphBLAS allows it) lists positions in w's own arrays, and its
+  // count may be w's: the merge may free the one and change the other. Work from a copy.
+  Array<Vid> list_copy;
+  Array<Index> count_copy;
+  const auto& ws = w.store();
+  if (m.list != nullptr && m.list == ws.indices.data()) {
+    list_copy = ws.indices.clone();
+    m.list = list_copy.data();
+    if (m.list_size_dev) {
+      count_copy = Array<Index>(1, ws.where);
+      copy_bytes(count_copy.data(), ws.where, m.list_size_dev, ws.where, sizeof(Index));
+      m.list_size_dev = count_copy.data();
+    }
+  }
   if (w.backend() == Backend::Host) host::merge(w.store(), m, accum, t, replace);
 #if GBCUDA_HAVE_CUDA
   else if constexpr (cuda_supports_accum<Accum, T>()) cuda::merge(w.store(), m, accum, t, replace);
@@ -114,45 +149,148 @@ void merge_into(Vector<T>& w, const MaskView& m, const Accum& accum, VectorStore
 template <class S>
 inline constexpr bool is_structural_v = !S::mul_type::uses_x && !S::mul_type::uses_y;
 
+// The rows a product walks: those of op(A) for a pull (indexed by the output), those of op(A)'
+// for a push (indexed by the input). A structurally symmetric matrix is its own transpose for a
+// product that reads no values of it.
+template <class S, class TA>
+const Matrix<TA>& push_rows(const Matrix<TA>& A, bool transposed) {
+  if (transposed) return A;
+  if (is_structural_v<S> && A.nrows() == A.ncols() && A.is_symmetric_structure()) return A;
+  return A.transpose();
+}
+template <class S, class TA>
+const Matrix<TA>& pull_rows(const Matrix<TA>& A, bool transposed) {
+  if (!transposed) return A;
+  if (is_structural_v<S> && A.nrows() == A.ncols() && A.is_symmetric_structure()) return A;
+  return A.transpose();
+}
+
+// The host backend's push/pull choice: the library's policy (product_policy.hpp) on counts the
+// host has at hand, the history from u's trace when it was made with these push rows.
+template <class TU, class TA>
+bool host_pulls(const Vector<TU>& u, const Csr<TA>& push, const PreparedMask& pm, const Descriptor& d, Index n_out) {
+  const ProductPolicy p = policy_for_call(ProductPolicy{}, d.direction, d.kernel, d.alpha, d.beta);
+  if (p.forced != ProductKernel::Auto) return p.forced == ProductKernel::Pull;
+  const auto& us = u.store();
+  FrontierInfo info;
+  info.frontier_size = us.nvals;
+  info.n = n_out;
+  if (us.trace_of == push.row_ptr.data()) {
+    info.frontier_edges = us.trace.edges;
+    info.previous_frontier_size = us.trace.input_size;
+    info.unexplored_edges = us.trace.unexplored;
+    info.pulling = us.trace.pulled != 0;
+  } else {
+    auto deg = [&](Index k) { return push.row_ptr[k + 1] - push.row_ptr[k]; };
+    if (us.form == VectorForm::Sparse)
+      for (Index p2 = 0; p2 < us.nvals; ++p2) info.frontier_edges += deg(us.indices[p2]);
+    else
+      for (Index k = 0; k < us.n; ++k)
+        if (us.form == VectorForm::Dense || us.bitmap[k]) info.frontier_edges += deg(k);
+    Index allowed = n_out;
+    if (pm.counted) allowed = pm.view.complement ? n_out - pm.count : pm.count;
+    info.unexplored_edges = n_out > 0 ? Index(double(push.nvals()) * double(allowed) / double(n_out)) : 0;
+  }
+  return choose_product_kernel(p, info) == ProductKernel::Pull;
+}
+
+// Records on a host product's output what the next product's policy needs (see ProductTrace).
+template <class TZ, class TU, class TA>
+void host_trace(VectorStore<TZ>& t, const Vector<TU>& u, const Csr<TA>& push, bool pulled, Index examined) {
+  if (push.nrows != t.n) return;  // the output must index the push rows
+  const auto& us = u.store();
+  ProductTrace tr;
+  auto deg = [&](Index k) { return push.row_ptr[k + 1] - push.row_ptr[k]; };
+  Index in_edges = 0;
+  if (us.trace_of == push.row_ptr.data()) {
+    in_edges = us.trace.edges;
+    tr.unexplored = us.trace.unexplored;
+  } else {
+    for (Index p2 = 0; p2 < us.n; ++p2) {
+      if (us.form == VectorForm::Sparse) {
+        if (p2 < us.nvals) in_edges += deg(us.indices[p2]);
+      } else if (us.form == VectorForm::Dense || us.bitmap[p2]) {
+        in_edges += deg(p2);
+      }
+    }
+    tr.unexplored = push.nvals();
+  }
+  tr.unexplored = std::max<Index>(0, tr.unexplored - in_edges);
+  if (t.form == VectorForm::Sparse)
+    for (Index p2 = 0; p2 < t.nvals; ++p2) tr.edges += deg(t.indices[p2]);
+  else
+    for (Index k = 0; k < t.n; ++k)
+      if (t.form == VectorForm::Dense || t.bitmap[k]) tr.edges += deg(k);
+  tr.input_size = us.nvals;
+  tr.examined = pulled ? examined : in_edges;
+  tr.pulled = pulled ? 1 : 0;
+  tr.kernel = static_cast<std::int32_t>(pulled ? ProductKernel::Pull : ProductKernel::QueueWarp);
+  t.trace = tr;
+  t.trace_of = push.row_ptr.data();
+}
+
 template <class S, class TA, class TU, class TW>
 void product(Vector<TW>& w, const PreparedMask& pm, const S& s, const Matrix<TA>& A, bool transposed,
-             const Vector<TU>& u, bool u_first, Direction dir) {
+             const Vector<TU>& u, bool u_first, const Descriptor& d) {
   static_assert(std::is_same_v<TW, typename S::value_type>, "w must have the semiring's value type");
   const Backend b = w.backend();
-  bool can_push = b == Backend::Host;
-#if GBCUDA_HAVE_CUDA
-  if (b == Backend::Cuda) can_push = cuda_can_scatter<S>();
-#endif
-  bool push = false;
-  if (dir == Direction::Push) push = can_push;
-  else if (dir == Direction::Auto) push = can_push && u.nvals() * 32 < u.size();
   VectorStore<TW> t;
   std::optional<Vector<TU>> u_hold;
-  if (push) {
-    const Matrix<TA>& cols_m = transposed ? A : A.transpose();  // rows of op(A)'
-    const Vector<TU>& us = in_form(u, VectorForm::Sparse, u_hold);
-    auto a = view(cols_m.csr(b));
-    auto x = view(us.store());
-    if (b == Backend::Host) host::scatter(t, pm.view, s, a, x, u_first);
 #if GBCUDA_HAVE_CUDA
-    else if constexpr (cuda_supports_semiring<S, TA, TU>() && cuda_can_scatter<S>()) {
-      if constexpr (is_structural_v<S>) cuda::scatter(t, pm.view, s, value_free(a), value_free(x), u_first);
-      else cuda::scatter(t, pm.view, s, a, x, u_first);
+  if (b == Backend::Cuda) {
+    if constexpr (is_bool_product_v<S>) {
+      // LorLand reads values: the frontier kernels take it over a pattern of true values only.
+      const bool pattern = is_structural_v<S> || (A.is_iso() && A.csr(b).iso_value != TA(0));
+      if (pattern) {
+        const ProductPolicy p = policy_for_call(ProductPolicy{}, d.direction, d.kernel, d.alpha, d.beta);
+        const bool want_push = p.forced != ProductKernel::Pull;
+        const bool want_pull =
+            p.forced == ProductKernel::Auto ? d.direction != Direction::Push : p.forced == ProductKernel::Pull;
+        cuda::BoolProductCall call;
+        if (want_push) call.push = value_free(view(push_rows<S>(A, transposed).csr(b)));
+        if (want_pull) call.pull = value_free(view(pull_rows<S>(A, transposed).csr(b)));
+        call.trace_key = call.push.row_ptr;
+        const auto& us = u.store();
+        if (call.trace_key && us.trace_of == call.trace_key) call.u_tally = us.tally.data();
+        call.direction = d.direction;
+        call.kernel = d.kernel;
+        call.alpha = d.alpha;
+        call.beta = d.beta;
+        call.mask_counted = pm.counted;
+        call.mask_count = pm.count;
+        call.mask_count_dev = pm.count_dev;
+        if constexpr (is_structural_v<S>) cuda::bool_product<S>(t, pm.view, value_free(view(us)), call);
+        else cuda::bool_product<S>(t, pm.view, view(us), call);
+        w.store() = std::move(t);
+        return;
+      }
     }
+    if constexpr (cuda_supports_semiring<S, TA, TU>()) {          // value semirings: the gather
+      const Matrix<TA>& rows_m = transposed ? A.transpose() : A;  // rows of op(A)
+      const Vector<TU>& ug = u.form() == VectorForm::Sparse ? in_form(u, VectorForm::Bitmap, u_hold) : u;
+      auto a = view(rows_m.csr(b));
+      auto x = view(ug.store());
+      if constexpr (is_structural_v<S>) cuda::gather(t, pm.view, s, value_free(a), value_free(x), u_first);
+      else cuda::gather(t, pm.view, s, a, x, u_first);
+      w.store() = std::move(t);
+    }
+    return;
+  }
 #endif
+  const Matrix<TA>& push_m = transposed ? A : A.transpose();  // rows of op(A)'
+  const Csr<TA>& push = push_m.csr(b);
+  const bool pull = host_pulls(u, push, pm, d, w.size());
+  Index examined = 0;
+  if (!pull) {
+    const Vector<TU>& us = in_form(u, VectorForm::Sparse, u_hold);
+    host::scatter(t, pm.view, s, view(push), view(us.store()), u_first);
   } else {
     const Matrix<TA>& rows_m = transposed ? A.transpose() : A;  // rows of op(A)
     const Vector<TU>& ug = u.form() == VectorForm::Sparse ? in_form(u, VectorForm::Bitmap, u_hold) : u;
-    auto a = view(rows_m.csr(b));
-    auto x = view(ug.store());
-    if (b == Backend::Host) host::gather(t, pm.view, s, a, x, u_first);
-#if GBCUDA_HAVE_CUDA
-    else if constexpr (cuda_supports_semiring<S, TA, TU>()) {
-      if constexpr (is_structural_v<S>) cuda::gather(t, pm.view, s, value_free(a), value_free(x), u_first);
-      else cuda::gather(t, pm.view, s, a, x, u_first);
-    }
-#endif
+    host::gather(t, pm.view, s, view(rows_m.csr(b)), view(ug.store()), u_first);
+    examined = rows_m.nvals();
   }
+  if constexpr (is_bool_product_v<S>) host_trace(t, u, push, pull, examined);
   w.store() = std::move(t);
 }
 
@@ -178,21 +316,21 @@ void product_op(Vector<TW>& w, const MaskArg& mask, const Accum& accum, const S&
   const Vector<TU>& ub = in_backend(u, b, u_hold);
   PreparedMask pm = prepare_mask(mask, d, b, out_n);
   Vector<TW> t(out_n, b);
-  product(t, pm, s, A, transposed, ub, is_vxm, d.direction);
+  product(t, pm, s, A, transposed, ub, is_vxm, d);
   merge_into(w, pm.view, accum, t.store(), d.replace);
 }
 
 }  // namespace detail
 
 template <class TW, class MaskArg, class Accum, class S, class TA, class TU>
-void mxv(Vector<TW>& w, const MaskArg& mask, const Accum& accum, const S& s, const Matrix<TA>& A,
-         const Vector<TU>& u, const Descriptor& d = {}) {
+void mxv(Vector<TW>& w, const MaskArg& mask, const Accum& accum, const S& s, const Matrix<TA>& A, const Vector<TU>& u,
+         const Descriptor& d = {}) {
   detail::product_op(w, mask, accum, s, A, u, d, false);
 }
 
 template <class TW, class MaskArg, class Accum, class S, class TU, class TA>
-void vxm(Vector<TW>& w, const MaskArg& mask, const Accum& accum, const S& s, const Vector<TU>& u,
-         const Matrix<TA>& A, const Descriptor& d = {}) {
+void vxm(Vector<TW>& w, const MaskArg& mask, const Accum& accum, const S& s, const Vector<TU>& u, const Matrix<TA>& A,
+         const Descriptor& d = {}) {
   detail::product_op(w, mask, accum, s, A, u, d, true);
 }
 
@@ -207,13 +345,45 @@ void assign(Vector<T>& w, const MaskArg& mask, const Accum& accum, T scalar, con
       return;
     }
   }
-  detail::PreparedMask pm = detail::prepare_mask(mask, d, b, w.size());
+  detail::PreparedMask pm = detail::prepare_mask(mask, d, b, w.size(), /*list_ok=*/!d.replace);
   if (b == Backend::Host) detail::host::merge_scalar(w.store(), pm.view, accum, scalar, d.replace);
 #if GBCUDA_HAVE_CUDA
   else if constexpr (detail::cuda_supports_accum<Accum, T>())
     detail::cuda::merge_scalar(w.store(), pm.view, accum, scalar, d.replace);
 #endif
   w.conform();
+}
+
+// w<mask> = accum(w, u) at every index (GrB_Vector_assign with GrB_ALL). `assign(pi, q, no_accum,
+// q, desc::S)` is how a BFS records parents: with the mask being u itself (structural, not
+// complemented) only u's entries are touched, whatever the vector's length.
+template <class T, class MaskArg, class Accum>
+void assign(Vector<T>& w, const MaskArg& mask, const Accum& accum, const Vector<T>& u, const Descriptor& d = {}) {
+  if (u.size() != w.size()) detail::throw_dimension_mismatch("assign", w.size(), u.size());
+  const Backend b = w.backend();
+  if constexpr (!(GBCUDA_HAVE_CUDA && detail::cuda_supports_accum<Accum, T>())) {
+    if (b == Backend::Cuda) {
+      Vector<T> wh = w.to(Backend::Host);
+      assign(wh, detail::mask_to_host(mask), accum, u.to(Backend::Host), d);
+      w = wh.to(Backend::Cuda);
+      return;
+    }
+  }
+  bool mask_is_u = false;
+  if constexpr (std::is_same_v<MaskArg, Vector<T>>) mask_is_u = &mask == &u && d.mask_structural && !d.mask_complement;
+  std::optional<Vector<T>> u_hold;
+  const Vector<T>& ub = detail::in_backend(u, b, u_hold);
+  // u's entries the mask allows: all of them when the mask is u (or there is none).
+  const bool all_allowed = mask_is_u || (std::is_same_v<MaskArg, NoMask> && !d.mask_complement);
+  detail::PreparedMask pm =
+      detail::prepare_mask(mask, d, b, w.size(), /*list_ok=*/mask_is_u && !d.replace && std::is_same_v<Accum, NoAccum>);
+  detail::VectorStore<T> t;
+  if (all_allowed) t = ub.store().clone(b);
+  else if (b == Backend::Host) detail::host::apply(t, pm.view, Identity<T>{}, detail::view(ub.store()));
+#if GBCUDA_HAVE_CUDA
+  else detail::cuda::apply(t, pm.view, Identity<T>{}, detail::view(ub.store()));
+#endif
+  detail::merge_into(w, pm.view, accum, t, d.replace);
 }
 
 template <class TW, class MaskArg, class Accum, class Op, class TU>

@@ -18,29 +18,45 @@ const char* to_string(VectorForm f);
 
 namespace detail {
 
+// What a boolean masked product (vxm/mxv with a structural semiring, see operations.hpp) records
+// about its output, for the cost model of the next product that takes that output as its input
+// (a BFS frontier): the policy then needs neither a pass over the frontier nor the search's
+// history. Valid only for the matrix orientation it names (VectorStore::trace_of).
+struct ProductTrace {
+  Index edges = 0;          // out-edges of the output's entries, along the rows a push would walk
+  Index unexplored = 0;     // edges not yet expanded by the chain of products that led here
+  Index input_size = 0;     // entries of the product's input
+  Index examined = 0;       // edges the product looked at (push: the input's out-edges; pull: scanned)
+  std::int32_t kernel = 0;  // the ProductKernel that ran
+  std::int32_t pulled = 0;  // 1 when that was a pull
+};
+
+// A CUDA vector's entry count and trace in device memory: written by the kernel that produced
+// the vector, read by the host only when it asks (Vector::nvals()).
+struct DeviceTally {
+  Index nvals;
+  ProductTrace trace;
+};
+
 template <class T>
 struct VectorStore {
   Index n = 0;
   Backend where = Backend::Host;
   VectorForm form = VectorForm::Sparse;
-  Index nvals = 0;            // entries present (exact in every form)
-  bool jumbled = false;       // Sparse only: indices not sorted
-  Array<Vid> indices;         // Sparse: nvals indices
-  Array<T> values;            // Sparse: nvals values; Bitmap and Dense: n values
-  Array<std::uint8_t> bitmap; // Bitmap: n bytes, 1 = present, 0 = absent
+  // Entries present. Always exact on the host backend. On the CUDA backend the exact count may
+  // be in device memory instead (count_on_device: tally[0].nvals, written by the kernel that
+  // produced the vector) until the host asks for it; use exact_nvals() / device_nvals().
+  mutable Index nvals = 0;
+  mutable bool count_on_device = false;
+  Array<DeviceTally> tally;        // CUDA: one element, allocated on first use
+  ProductTrace trace;              // host backend: the trace (CUDA: tally[0].trace)
+  const void* trace_of = nullptr;  // the matrix rows the trace refers to; nullptr: no trace
+  bool jumbled = false;            // Sparse only: indices not sorted
+  Array<Vid> indices;              // Sparse: the first nvals entries (on CUDA the arrays may be longer)
+  Array<T> values;                 // Sparse: one per index; Bitmap and Dense: n values
+  Array<std::uint8_t> bitmap;      // Bitmap: n bytes, 1 = present, 0 = absent
 
-  VectorStore clone(Backend to) const {
-    VectorStore c;
-    c.n = n;
-    c.where = to;
-    c.form = form;
-    c.nvals = nvals;
-    c.jumbled = jumbled;
-    c.indices = indices.clone(to);
-    c.values = values.clone(to);
-    c.bitmap = bitmap.clone(to);
-    return c;
-  }
+  VectorStore clone(Backend to) const;  // vector.cpp
   // Empty vector of length n in sparse form.
   static VectorStore empty(Index n, Backend where) {
     VectorStore s;
@@ -50,11 +66,64 @@ struct VectorStore {
   }
 };
 
+// ---- the entry count ------------------------------------------------------------------------
+// The exact count, read from the device (one counted host wait) when it lives there.
+template <class T>
+Index exact_nvals(const VectorStore<T>& v) {
+  if (v.count_on_device) {
+    Index c = 0;
+    copy_bytes(&c, Backend::Host, &v.tally.data()->nvals, Backend::Cuda, sizeof(c));
+    v.nvals = c;
+    v.count_on_device = false;
+  }
+  return v.nvals;
+}
+// The count in device memory when it lives there, else nullptr (v.nvals is then exact).
+template <class T>
+const Index* device_nvals(const VectorStore<T>& v) {
+  return v.count_on_device ? &v.tally.data()->nvals : nullptr;
+}
+// The device tally, allocated on first use (CUDA stores only).
+template <class T>
+DeviceTally* tally_of(VectorStore<T>& v) {
+  if (v.tally.empty()) v.tally = Array<DeviceTally>(1, Backend::Cuda);
+  return v.tally.data();
+}
+// Sets an exact count known on the host; the entries changed, so any trace is dropped.
+template <class T>
+void set_nvals(VectorStore<T>& v, Index count) {
+  v.nvals = count;
+  v.count_on_device = false;
+  v.trace_of = nullptr;
+}
+// For a kernel that adds to or subtracts from the count in place (atomics): the device count,
+// first written there from the host's value when that is where it was (no wait: the copy is
+// enqueued). The entries change, so any trace is dropped.
+template <class T>
+Index* count_for_update(VectorStore<T>& v) {
+  Index* c = &tally_of(v)->nvals;
+  if (!v.count_on_device) copy_bytes(c, Backend::Cuda, &v.nvals, Backend::Host, sizeof(Index));
+  v.count_on_device = true;
+  v.trace_of = nullptr;
+  return c;
+}
+// For a kernel that counts the entries it produces from zero: the device count, zeroed.
+template <class T>
+Index* fresh_count(VectorStore<T>& v) {
+  Index* c = &tally_of(v)->nvals;
+  fill_bytes(c, Backend::Cuda, 0, sizeof(Index));
+  v.count_on_device = true;
+  v.trace_of = nullptr;
+  return c;
+}
+
 // Form conversions and checks, one implementation per backend (host: vector_host.cpp via
 // host_vector.hpp, CUDA: lib/cuda/vector_forms.cu). Explicitly instantiated for the value types
 // listed in GBCUDA_FOR_EACH_TYPE.
-template <class T> void convert_form(VectorStore<T>& v, VectorForm to);
-template <class T> void sort_indices(VectorStore<T>& v);  // Sparse: make indices ascending
+template <class T>
+void convert_form(VectorStore<T>& v, VectorForm to);
+template <class T>
+void sort_indices(VectorStore<T>& v);  // Sparse: make indices ascending
 
 }  // namespace detail
 
@@ -84,7 +153,9 @@ class Vector {
   Vector& operator=(Vector&&) noexcept = default;
 
   Index size() const noexcept { return s_.n; }
-  Index nvals() const noexcept { return s_.nvals; }
+  // Entries present. On the CUDA backend the count may still be in device memory, written by the
+  // operation that produced the vector: then this reads it (one host wait, see host_waits()).
+  Index nvals() const { return detail::exact_nvals(s_); }
   Backend backend() const noexcept { return s_.where; }
   VectorForm form() const noexcept { return s_.form; }
 
@@ -101,7 +172,8 @@ class Vector {
 
   // Change representation; contents are unchanged.
   void to_form(VectorForm f) { detail::convert_form(s_, f); }
-  // Pick the form by density: Dense when full, Sparse below 1/32 density, else Bitmap.
+  // Pick the form by density: Dense when full, Sparse below 1/32 density, else Bitmap. Does
+  // nothing while the count is in device memory (deciding would make the host wait).
   void conform();
   // A copy in another backend's memory (or this one's).
   Vector to(Backend where) const;
@@ -116,8 +188,9 @@ class Vector {
   detail::VectorStore<T> s_;
 };
 
-#define GBCUDA_EXTERN_VECTOR(T)                                   \
-  extern template class Vector<T>;                                \
+#define GBCUDA_EXTERN_VECTOR(T)                                                   \
+  extern template struct detail::VectorStore<T>;                                  \
+  extern template class Vector<T>;                                                \
   extern template void detail::convert_form(detail::VectorStore<T>&, VectorForm); \
   extern template void detail::sort_indices(detail::VectorStore<T>&);
 GBCUDA_FOR_EACH_TYPE(GBCUDA_EXTERN_VECTOR)

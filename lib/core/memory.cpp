@@ -1,9 +1,13 @@
-// Raw host and device memory: allocation, copies and fills (detail/array.hpp).
+// Raw host and device memory: allocation, copies, fills, the library stream, the scratch arena,
+// and the count of host waits (detail/array.hpp, gbcuda::host_waits()).
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 #include <string>
+#include <vector>
 
 #include "gbcuda/config.hpp"
 #include "gbcuda/context.hpp"
@@ -12,8 +16,12 @@
 #include <cuda_runtime.h>
 #endif
 
-namespace gbcuda::detail {
+namespace gbcuda {
+namespace detail {
 namespace {
+
+std::atomic<std::uint64_t> g_reads{0};
+std::atomic<std::uint64_t> g_syncs{0};
 
 std::string mib(std::size_t bytes) { return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MiB"; }
 
@@ -21,6 +29,8 @@ std::string mib(std::size_t bytes) { return std::to_string((bytes + (1u << 20) -
 void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw Error(Status::CudaError, std::string(what) + ": " + cudaGetErrorString(e));
 }
+
+cudaStream_t stream() { return static_cast<cudaStream_t>(library_stream()); }
 #endif
 
 #if !GBCUDA_HAVE_CUDA
@@ -29,7 +39,41 @@ void check(cudaError_t e, const char* what) {
 }
 #endif
 
+// The scratch arena of this host thread: device chunks kept for reuse, and the position of the
+// innermost open Scratch scope.
+struct Arena {
+  struct Chunk {
+    char* p;
+    std::size_t bytes;
+  };
+  std::vector<Chunk> chunks;
+  std::size_t chunk = 0;   // chunks[chunk] is being handed out ...
+  std::size_t offset = 0;  // ... from this byte on
+  ~Arena() {
+    for (const Chunk& c : chunks) free_bytes(c.p, Backend::Cuda);
+  }
+};
+thread_local Arena g_arena;
+
 }  // namespace
+
+void* library_stream() {
+#if GBCUDA_HAVE_CUDA
+  static cudaStream_t s = [] {
+    cudaStream_t created = nullptr;
+    if (cudaStreamCreateWithFlags(&created, cudaStreamDefault) != cudaSuccess) {
+      cudaGetLastError();
+      created = nullptr;  // no device: the legacy stream, whose calls then fail with the real reason
+    }
+    return created;
+  }();
+  return s;
+#else
+  return nullptr;
+#endif
+}
+
+void note_synchronization() noexcept { g_syncs.fetch_add(1, std::memory_order_relaxed); }
 
 void* allocate_bytes(std::size_t bytes, Backend where) {
   if (bytes == 0) return nullptr;
@@ -40,9 +84,9 @@ void* allocate_bytes(std::size_t bytes, Backend where) {
   }
 #if GBCUDA_HAVE_CUDA
   // Stream-ordered allocations from the device's pool: freeing does not synchronise, and freed
-  // blocks are kept for reuse (a BFS level allocates a few small temporaries). Up to 1 GiB of
-  // freed memory stays cached; beyond that the pool hands it back at the next synchronisation,
-  // so a one-off large temporary (a transpose's sort buffers) does not stay reserved.
+  // blocks are kept for reuse. Up to 1 GiB of freed memory stays cached; beyond that the pool
+  // hands it back at the next synchronisation, so a one-off large temporary (a transpose's sort
+  // buffers) does not stay reserved.
   static const bool pool_ready = [] {
     cudaMemPool_t pool;
     int dev = 0;
@@ -55,15 +99,16 @@ void* allocate_bytes(std::size_t bytes, Backend where) {
   }();
   (void)pool_ready;
   void* p = nullptr;
-  cudaError_t e = cudaMallocAsync(&p, bytes, 0);
+  cudaError_t e = cudaMallocAsync(&p, bytes, stream());
   if (e == cudaErrorMemoryAllocation) {  // give cached blocks back to the driver, then try once more
     cudaGetLastError();
-    cudaDeviceSynchronize();
+    cudaStreamSynchronize(stream());
+    note_synchronization();
     cudaMemPool_t pool;
     int dev = 0;
     if (cudaGetDevice(&dev) == cudaSuccess && cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess)
       cudaMemPoolTrimTo(pool, 0);
-    e = cudaMallocAsync(&p, bytes, 0);
+    e = cudaMallocAsync(&p, bytes, stream());
   }
   if (e == cudaErrorMemoryAllocation) {
     cudaGetLastError();  // clear the error so later calls work
@@ -85,7 +130,7 @@ void free_bytes(void* p, Backend where) noexcept {
     return;
   }
 #if GBCUDA_HAVE_CUDA
-  cudaFreeAsync(p, 0);
+  if (cudaFreeAsync(p, stream()) != cudaSuccess) cudaGetLastError();  // at exit the runtime may be gone
 #endif
 }
 
@@ -96,7 +141,11 @@ void copy_bytes(void* dst, Backend dst_where, const void* src, Backend src_where
     return;
   }
 #if GBCUDA_HAVE_CUDA
-  check(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault), "cudaMemcpy");
+  check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream()), "cudaMemcpyAsync");
+  if (dst_where == Backend::Host) {  // the caller reads it next: wait for it
+    g_reads.fetch_add(1, std::memory_order_relaxed);
+    check(cudaStreamSynchronize(stream()), "cudaStreamSynchronize");
+  }
 #else
   no_cuda();
 #endif
@@ -109,7 +158,7 @@ void fill_bytes(void* dst, Backend where, int value, std::size_t bytes) {
     return;
   }
 #if GBCUDA_HAVE_CUDA
-  check(cudaMemset(dst, value, bytes), "cudaMemset");
+  check(cudaMemsetAsync(dst, value, bytes, stream()), "cudaMemsetAsync");
 #else
   no_cuda();
 #endif
@@ -118,10 +167,45 @@ void fill_bytes(void* dst, Backend where, int value, std::size_t bytes) {
 void synchronize(Backend where) {
   if (where == Backend::Host) return;
 #if GBCUDA_HAVE_CUDA
-  check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  note_synchronization();
+  check(cudaStreamSynchronize(stream()), "cudaStreamSynchronize");
 #else
   no_cuda();
 #endif
 }
 
-}  // namespace gbcuda::detail
+Scratch::Scratch() : chunk_(g_arena.chunk), offset_(g_arena.offset) {}
+
+Scratch::~Scratch() {
+  g_arena.chunk = chunk_;
+  g_arena.offset = offset_;
+}
+
+void* Scratch::take(std::size_t bytes) {
+  constexpr std::size_t kAlign = 256;
+  bytes = (std::max<std::size_t>(bytes, 1) + kAlign - 1) / kAlign * kAlign;
+  Arena& a = g_arena;
+  while (a.chunk < a.chunks.size() && a.offset + bytes > a.chunks[a.chunk].bytes) {
+    ++a.chunk;
+    a.offset = 0;
+  }
+  if (a.chunk == a.chunks.size()) {  // a new chunk: at least double the last, 4 MiB at least
+    std::size_t size = std::max<std::size_t>(bytes, std::size_t(4) << 20);
+    if (!a.chunks.empty()) size = std::max(size, 2 * a.chunks.back().bytes);
+    a.chunks.push_back({static_cast<char*>(allocate_bytes(size, Backend::Cuda)), size});
+    a.offset = 0;
+  }
+  void* p = a.chunks[a.chunk].p + a.offset;
+  a.offset += bytes;
+  return p;
+}
+
+}  // namespace detail
+
+HostWaits host_waits() {
+  return {detail::g_reads.load(std::memory_order_relaxed), detail::g_syncs.load(std::memory_order_relaxed)};
+}
+
+void* cuda_stream() { return detail::library_stream(); }
+
+}  // namespace gbcuda

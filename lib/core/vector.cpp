@@ -79,7 +79,7 @@ void host_sort(VectorStore<T>& v) {
 template <class T>
 void convert_form(VectorStore<T>& v, VectorForm to) {
   if (v.form == to) return;
-  if (to == VectorForm::Dense && v.nvals != v.n)
+  if (to == VectorForm::Dense && exact_nvals(v) != v.n)
     throw Error(Status::InvalidValue, "a vector with missing entries cannot take the dense form");
 #if GBCUDA_HAVE_CUDA
   if (v.where == Backend::Cuda) {
@@ -107,6 +107,32 @@ void sort_indices(VectorStore<T>& v) {
   }
 #endif
   host_sort(v);
+}
+
+template <class T>
+VectorStore<T> VectorStore<T>::clone(Backend to) const {
+#if GBCUDA_HAVE_CUDA
+  if (where == Backend::Cuda && to == Backend::Cuda) return cuda::clone_store(*this);
+#endif
+  VectorStore c;
+  c.n = n;
+  c.where = to;
+  c.form = form;
+  c.nvals = exact_nvals(*this);  // a copy to or from the host needs the count there
+  c.jumbled = jumbled;
+  c.trace = where == Backend::Host ? trace : ProductTrace{};
+  c.trace_of = where == Backend::Host && to == Backend::Host ? trace_of : nullptr;
+  if (form == VectorForm::Sparse) {  // only the entries: a CUDA store's arrays may be longer
+    const auto count = static_cast<std::size_t>(nvals);
+    c.indices = Array<Vid>(count, to);
+    c.values = Array<T>(values.empty() ? 0 : count, to);
+    copy_bytes(c.indices.data(), to, indices.data(), where, count * sizeof(Vid));
+    copy_bytes(c.values.data(), to, values.data(), where, c.values.bytes());
+  } else {
+    c.values = values.clone(to);
+    c.bitmap = bitmap.clone(to);
+  }
+  return c;
 }
 
 }  // namespace detail
@@ -162,16 +188,18 @@ template <class T>
 void Vector<T>::set_element(Index i, T value) {
   check_index(i);
   to_form(s_.form == VectorForm::Dense ? VectorForm::Dense : VectorForm::Bitmap);
-  if (s_.form == VectorForm::Bitmap) {
-    std::uint8_t was = 0;
-    detail::copy_bytes(&was, Backend::Host, s_.bitmap.data() + i, s_.where, 1);
-    if (!was) {
-      const std::uint8_t one = 1;
-      detail::copy_bytes(s_.bitmap.data() + i, s_.where, &one, Backend::Host, 1);
-      ++s_.nvals;
-    }
+#if GBCUDA_HAVE_CUDA
+  if (s_.where == Backend::Cuda) {  // one small kernel: no read of the old entry
+    detail::cuda::set_element(s_, i, value);
+    return;
   }
-  detail::copy_bytes(s_.values.data() + i, s_.where, &value, Backend::Host, sizeof(T));
+#endif
+  if (s_.form == VectorForm::Bitmap && !s_.bitmap[i]) {
+    s_.bitmap[i] = 1;
+    detail::set_nvals(s_, s_.nvals + 1);
+  }
+  s_.values[i] = value;
+  s_.trace_of = nullptr;
 }
 
 template <class T>
@@ -199,12 +227,15 @@ template <class T>
 void Vector<T>::remove_element(Index i) {
   check_index(i);
   to_form(VectorForm::Bitmap);
-  std::uint8_t was = 0;
-  detail::copy_bytes(&was, Backend::Host, s_.bitmap.data() + i, s_.where, 1);
-  if (was) {
-    const std::uint8_t zero = 0;
-    detail::copy_bytes(s_.bitmap.data() + i, s_.where, &zero, Backend::Host, 1);
-    --s_.nvals;
+#if GBCUDA_HAVE_CUDA
+  if (s_.where == Backend::Cuda) {
+    detail::cuda::remove_element(s_, i);
+    return;
+  }
+#endif
+  if (s_.bitmap[i]) {
+    s_.bitmap[i] = 0;
+    detail::set_nvals(s_, s_.nvals - 1);
   }
 }
 
@@ -218,8 +249,8 @@ void Vector<T>::extract_tuples(std::vector<Index>& idx, std::vector<T>& vals) co
   detail::VectorStore<T> h = s_.clone(Backend::Host);
   detail::convert_form(h, VectorForm::Sparse);
   detail::sort_indices(h);
-  idx.assign(h.indices.begin(), h.indices.end());
-  vals.assign(h.values.begin(), h.values.end());
+  idx.assign(h.indices.begin(), h.indices.begin() + h.nvals);
+  vals.assign(h.values.begin(), h.values.begin() + h.nvals);
 }
 
 template <class T>
@@ -237,6 +268,7 @@ std::vector<T> Vector<T>::to_dense_vector(T missing) const {
 
 template <class T>
 void Vector<T>::conform() {
+  if (s_.count_on_device) return;  // the form stays until the count is known on the host
   if (s_.nvals == s_.n && s_.n > 0) {
     to_form(VectorForm::Dense);
   } else if (s_.nvals * 32 < s_.n) {
@@ -253,9 +285,10 @@ Vector<T> Vector<T>::to(Backend where) const {
   return Vector<T>(s_.clone(where));
 }
 
-#define GBCUDA_INSTANTIATE_VECTOR(T)                                             \
-  template class Vector<T>;                                                      \
-  template void detail::convert_form(detail::VectorStore<T>&, VectorForm);       \
+#define GBCUDA_INSTANTIATE_VECTOR(T)                                       \
+  template struct detail::VectorStore<T>;                                  \
+  template class Vector<T>;                                                \
+  template void detail::convert_form(detail::VectorStore<T>&, VectorForm); \
   template void detail::sort_indices(detail::VectorStore<T>&);
 GBCUDA_FOR_EACH_TYPE(GBCUDA_INSTANTIATE_VECTOR)
 

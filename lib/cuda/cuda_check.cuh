@@ -1,6 +1,6 @@
 #pragma once
-// Internal helpers shared by the CUDA backend's translation units: error checks, launch
-// geometry, device-side counters and CUB temporary storage. Not installed.
+// Internal helpers shared by the CUDA backend's translation units: error checks, the library
+// stream, launch geometry, block-wide counting and CUB temporary storage. Not installed.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -13,18 +13,17 @@
 namespace gbcuda::detail::cuda {
 
 [[noreturn]] inline void throw_cuda_error(cudaError_t e, const char* what, const char* file, int line) {
-  throw Error(Status::CudaError, std::string(what) + " failed at " + file + ":" + std::to_string(line) + ": " +
-                                     cudaGetErrorString(e));
+  throw Error(Status::CudaError,
+              std::string(what) + " failed at " + file + ":" + std::to_string(line) + ": " + cudaGetErrorString(e));
 }
 
 }  // namespace gbcuda::detail::cuda
 
 // Throws gbcuda::Error(CudaError) naming the call, file and line when a CUDA call fails.
-#define CUDA_CHECK(expr)                                                                 \
-  do {                                                                                   \
-    cudaError_t gbcuda_err_ = (expr);                                                    \
-    if (gbcuda_err_ != cudaSuccess)                                                      \
-      ::gbcuda::detail::cuda::throw_cuda_error(gbcuda_err_, #expr, __FILE__, __LINE__);  \
+#define CUDA_CHECK(expr)                                                                                              \
+  do {                                                                                                                \
+    cudaError_t gbcuda_err_ = (expr);                                                                                 \
+    if (gbcuda_err_ != cudaSuccess) ::gbcuda::detail::cuda::throw_cuda_error(gbcuda_err_, #expr, __FILE__, __LINE__); \
   } while (0)
 
 // After every kernel launch: reports bad launch configurations right away.
@@ -32,10 +31,16 @@ namespace gbcuda::detail::cuda {
 
 namespace gbcuda::detail::cuda {
 
+// The library's stream: every kernel, copy, fill and CUB call of the CUDA backend goes there.
+inline cudaStream_t stream() { return static_cast<cudaStream_t>(library_stream()); }
+
 inline constexpr int kBlock = 256;
 // Kernels use grid-stride loops, so the grid is capped; 8192 blocks of 256 threads keep every
 // SM of an H100 busy several times over.
 inline constexpr Index kMaxBlocks = 8192;
+// Grid for a loop whose length is only known on the device (a count written by an earlier
+// kernel): enough blocks for one full wave, each striding over the rest.
+inline constexpr Index kDeviceCountBlocks = 1024;
 
 // Blocks for `work` items, each handled by `per_item` threads (a grid-stride loop covers the rest).
 inline unsigned grid_for(Index work, int per_item = 1, int block = kBlock) {
@@ -43,40 +48,46 @@ inline unsigned grid_for(Index work, int per_item = 1, int block = kBlock) {
   const Index blocks = (threads + block - 1) / block;
   return static_cast<unsigned>(std::clamp<Index>(blocks, 1, kMaxBlocks));
 }
-
-__device__ __forceinline__ Index global_thread() {
-  return static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x;
+// Blocks for a list whose length is `count` when `count_dev` is null, else *count_dev (on the
+// device) and at most `capacity`.
+inline unsigned grid_for_count(Index count, const Index* count_dev, Index capacity) {
+  if (!count_dev) return grid_for(count);
+  return static_cast<unsigned>(std::min<Index>(grid_for(capacity), kDeviceCountBlocks));
 }
-__device__ __forceinline__ Index grid_threads() { return static_cast<Index>(gridDim.x) * blockDim.x; }
 
-// Adds each thread's `local` count into *total, one global atomic per block. Every thread of
-// the block must call it (it synchronizes the block).
-__device__ __forceinline__ void block_count_add(unsigned long long local, unsigned long long* total) {
-  __shared__ unsigned long long block_sum;
+__device__ __forceinline__ Index global_thread() { return static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; }
+__device__ __forceinline__ Index grid_threads() { return static_cast<Index>(gridDim.x) * blockDim.x; }
+// A count given either by value or in device memory.
+__device__ __forceinline__ Index count_of(Index count, const Index* count_dev) {
+  return count_dev ? *count_dev : count;
+}
+
+// Adds each thread's `local` count (which may be negative) into *total, a 64-bit counter, with
+// one global atomic per block. Every thread of the block must call it (it synchronizes the block).
+template <class C>
+__device__ __forceinline__ void block_count_add(long long local, C* total) {
+  static_assert(sizeof(C) == 8, "a 64-bit counter");
+  __shared__ long long block_sum;
   if (threadIdx.x == 0) block_sum = 0;
   __syncthreads();
-  if (local) atomicAdd(&block_sum, local);
+  if (local) atomicAdd(reinterpret_cast<unsigned long long*>(&block_sum), static_cast<unsigned long long>(local));
   __syncthreads();
-  if (threadIdx.x == 0 && block_sum) atomicAdd(total, block_sum);
+  if (threadIdx.x == 0 && block_sum)
+    atomicAdd(reinterpret_cast<unsigned long long*>(total), static_cast<unsigned long long>(block_sum));
 }
 
-// A counter in device memory, zeroed at construction; read() copies it back (synchronizing).
-class DeviceCounter {
- public:
-  DeviceCounter() : a_(1, Backend::Cuda) { a_.fill_bytes_with(0); }
-  unsigned long long* get() { return a_.data(); }
-  Index read() const {
-    unsigned long long v = 0;
-    copy_bytes(&v, Backend::Host, a_.data(), Backend::Cuda, sizeof(v));
-    return static_cast<Index>(v);
-  }
-
- private:
-  Array<unsigned long long> a_;
-};
-
 // Runs a CUB device algorithm with the usual two calls: `f(temp, bytes)` first sizes the
-// temporary storage, then runs with it.
+// temporary storage, then runs with it, on the library stream (f passes stream() to CUB). The
+// temporary storage comes from the caller's Scratch scope.
+template <class F>
+void run_cub(Scratch& scratch, F&& f) {
+  std::size_t bytes = 0;
+  CUDA_CHECK(f(static_cast<void*>(nullptr), bytes));
+  CUDA_CHECK(f(scratch.take(std::max<std::size_t>(bytes, 1)), bytes));
+}
+
+// The same for one-off large work (a transpose, a generator): the temporary storage comes from
+// the memory pool and goes back to it (freed in stream order) instead of staying in the scratch.
 template <class F>
 void run_cub(F&& f) {
   std::size_t bytes = 0;
@@ -85,7 +96,7 @@ void run_cub(F&& f) {
   CUDA_CHECK(f(static_cast<void*>(temp.data()), bytes));
 }
 
-// Reads one element of device memory.
+// Reads one element of device memory (a counted host wait).
 template <class T>
 T read_device(const T* p) {
   T v{};

@@ -1,6 +1,8 @@
 // Element-wise primitives of the CUDA backend: merge (w<m> = accum(w, t)), merge_scalar,
 // apply, ewise (add / mult) and mask_bitmap. Operators are dispatched by a run-time code
-// (internal.cuh), so each primitive has one kernel per value type.
+// (internal.cuh), so each primitive has one kernel per value type. No primitive reads anything
+// back: counts are kept in device memory (VectorStore::tally) and loops whose length is such a
+// count read it on the device.
 #include "internal.cuh"
 
 namespace gbcuda::detail::cuda {
@@ -14,45 +16,40 @@ struct PosInput {
   __device__ bool present(Index i) const { return bitmap == nullptr || bitmap[i] != 0; }
 };
 
-// A positional form of a view: Bitmap and Dense are used in place, Sparse is scattered into a
-// temporary bitmap (owned here).
-template <class T>
-struct PosHolder {
-  Array<std::uint8_t> bitmap;
-  Array<T> values;
-  PosInput<T> in;
-};
-
 template <class T>
 __global__ void scatter_kernel(std::uint8_t* __restrict__ bitmap, T* __restrict__ out, const Vid* __restrict__ idx,
-                               const T* __restrict__ vals, Index nvals) {
-  for (Index p = global_thread(); p < nvals; p += grid_threads()) {
+                               const T* __restrict__ vals, Index nvals, const Index* nvals_dev) {
+  const Index count = count_of(nvals, nvals_dev);
+  for (Index p = global_thread(); p < count; p += grid_threads()) {
     bitmap[idx[p]] = 1;
     out[idx[p]] = vals[p];
   }
 }
 
+// A positional form of a view: Bitmap and Dense are used in place, Sparse is scattered into a
+// temporary bitmap taken from `scratch`.
 template <class T>
-PosHolder<T> positional(const VecView<T>& v) {
-  PosHolder<T> h;
+PosInput<T> positional(const VecView<T>& v, Scratch& scratch) {
+  PosInput<T> in;
   if (v.form == VectorForm::Dense) {
-    h.in.values = v.values;
+    in.values = v.values;
   } else if (v.form == VectorForm::Bitmap) {
-    h.in.bitmap = v.bitmap;
-    h.in.values = v.values;
+    in.bitmap = v.bitmap;
+    in.values = v.values;
   } else {
     const auto n = static_cast<std::size_t>(v.n);
-    h.bitmap = Array<std::uint8_t>(n, Backend::Cuda);
-    h.bitmap.fill_bytes_with(0);
-    h.values = Array<T>(n, Backend::Cuda);
-    if (v.nvals > 0) {
-      scatter_kernel<<<grid_for(v.nvals), kBlock>>>(h.bitmap.data(), h.values.data(), v.indices, v.values, v.nvals);
+    auto* bitmap = scratch.take<std::uint8_t>(n);
+    auto* values = scratch.take<T>(n);
+    fill_bytes(bitmap, Backend::Cuda, 0, n);
+    if (v.capacity > 0 && (v.nvals_dev || v.nvals > 0)) {
+      scatter_kernel<<<grid_for_count(v.nvals, v.nvals_dev, v.capacity), kBlock, 0, stream()>>>(
+          bitmap, values, v.indices, v.values, v.nvals, v.nvals_dev);
       CUDA_CHECK_LAUNCH();
     }
-    h.in.bitmap = h.bitmap.data();
-    h.in.values = h.values.data();
+    in.bitmap = bitmap;
+    in.values = values;
   }
-  return h;
+  return in;
 }
 
 // A fresh output store of length n in the given form, arrays allocated (contents unset).
@@ -67,11 +64,11 @@ VectorStore<T> make_output(Index n, VectorForm form) {
 
 // ---- merge ---------------------------------------------------------------------------------
 
-// w (Bitmap) <m> = accum(w, t) over every position.
+// w (Bitmap) <m> = accum(w, t) over every position; counts w's entries from zero.
 template <class T>
 __global__ void merge_kernel(std::uint8_t* __restrict__ wb, T* __restrict__ wv, PosInput<T> t, MaskView m,
-                             BinCode accum, bool replace, Index n, unsigned long long* count) {
-  unsigned long long local = 0;
+                             BinCode accum, bool replace, Index n, Index* count) {
+  long long local = 0;
   for (Index i = global_thread(); i < n; i += grid_threads()) {
     bool wp = wb[i] != 0;
     if (m.allows(i)) {
@@ -92,27 +89,67 @@ __global__ void merge_kernel(std::uint8_t* __restrict__ wb, T* __restrict__ wv, 
   block_count_add(local, count);
 }
 
-// w (Bitmap) <m> = accum(w, t) touching only t's entries (accum present, no replace).
+// w (Bitmap or Dense: wb null) = accum(w, t) at t's entries only (t obeys the mask already);
+// adds the new entries to w's count.
 template <class T>
 __global__ void merge_sparse_kernel(std::uint8_t* __restrict__ wb, T* __restrict__ wv, const Vid* __restrict__ ti,
-                                    const T* __restrict__ tv, Index tn, MaskView m, BinCode accum,
-                                    unsigned long long* added) {
-  unsigned long long local = 0;
-  for (Index p = global_thread(); p < tn; p += grid_threads()) {
+                                    const T* __restrict__ tv, Index tn, const Index* tn_dev, BinCode accum,
+                                    Index* count) {
+  long long local = 0;
+  const Index entries = count_of(tn, tn_dev);
+  for (Index p = global_thread(); p < entries; p += grid_threads()) {
     const Vid i = ti[p];
-    if (!m.allows(i)) continue;
-    if (wb[i]) {
-      wv[i] = bin_apply(accum, wv[i], tv[p]);
+    if (!wb || wb[i]) {
+      wv[i] = accum == BinCode::None ? tv[p] : bin_apply(accum, wv[i], tv[p]);
     } else {
       wv[i] = tv[p];
       wb[i] = 1;
       ++local;
     }
   }
-  block_count_add(local, added);
+  block_count_add(local, count);
+}
+
+// The positions of a list mask lose their entry in w (Bitmap); subtracts them from w's count.
+__global__ void delete_listed_kernel(std::uint8_t* __restrict__ wb, const Vid* __restrict__ list, Index size,
+                                     const Index* size_dev, Index* count) {
+  long long local = 0;
+  const Index entries = count_of(size, size_dev);
+  for (Index p = global_thread(); p < entries; p += grid_threads()) {
+    const Vid i = list[p];
+    if (wb[i]) {
+      wb[i] = 0;
+      --local;
+    }
+  }
+  block_count_add(local, count);
+}
+
+// w (Bitmap) <list> = t (positional): each listed position takes t's entry or loses w's.
+template <class T>
+__global__ void merge_listed_kernel(std::uint8_t* __restrict__ wb, T* __restrict__ wv, PosInput<T> t,
+                                    const Vid* __restrict__ list, Index size, const Index* size_dev, Index* count) {
+  long long local = 0;
+  const Index entries = count_of(size, size_dev);
+  for (Index p = global_thread(); p < entries; p += grid_threads()) {
+    const Vid i = list[p];
+    const bool was = wb[i] != 0, now = t.present(i);
+    if (now) wv[i] = t.values[i];
+    wb[i] = now ? 1 : 0;
+    local += int(now) - int(was);
+  }
+  block_count_add(local, count);
 }
 
 // ---- merge_scalar --------------------------------------------------------------------------
+
+// w's own entries (w Sparse, its own mask): values[p] = accum(values[p], s), or s.
+template <class T>
+__global__ void scalar_entries_kernel(T* __restrict__ values, T s, Index nvals, const Index* nvals_dev, BinCode accum) {
+  const Index entries = count_of(nvals, nvals_dev);
+  for (Index p = global_thread(); p < entries; p += grid_threads())
+    values[p] = accum != BinCode::None ? bin_apply(accum, values[p], s) : s;
+}
 
 template <class T>
 __global__ void fill_kernel(T* __restrict__ out, T s, Index n) {
@@ -121,8 +158,8 @@ __global__ void fill_kernel(T* __restrict__ out, T s, Index n) {
 
 template <class T>
 __global__ void scalar_kernel(std::uint8_t* __restrict__ wb, T* __restrict__ wv, T s, MaskView m, BinCode accum,
-                              bool replace, Index n, unsigned long long* count) {
-  unsigned long long local = 0;
+                              bool replace, Index n, Index* count) {
+  long long local = 0;
   for (Index i = global_thread(); i < n; i += grid_threads()) {
     bool wp = wb[i] != 0;
     if (m.allows(i)) {
@@ -140,9 +177,10 @@ __global__ void scalar_kernel(std::uint8_t* __restrict__ wb, T* __restrict__ wv,
 // Only the positions of a sparse structural mask (no replace): w stays as is elsewhere.
 template <class T>
 __global__ void scalar_list_kernel(std::uint8_t* __restrict__ wb, T* __restrict__ wv, T s, const Vid* __restrict__ list,
-                                   Index list_size, BinCode accum, unsigned long long* added) {
-  unsigned long long local = 0;
-  for (Index p = global_thread(); p < list_size; p += grid_threads()) {
+                                   Index list_size, const Index* list_size_dev, BinCode accum, Index* count) {
+  long long local = 0;
+  const Index entries = count_of(list_size, list_size_dev);
+  for (Index p = global_thread(); p < entries; p += grid_threads()) {
     const Vid i = list[p];
     if (wb[i]) {
       wv[i] = accum != BinCode::None ? bin_apply(accum, wv[i], s) : s;
@@ -152,26 +190,34 @@ __global__ void scalar_list_kernel(std::uint8_t* __restrict__ wb, T* __restrict_
       ++local;
     }
   }
-  block_count_add(local, added);
+  block_count_add(local, count);
 }
 
 // ---- apply ---------------------------------------------------------------------------------
 
 template <class T>
-__global__ void apply_sparse_kernel(T* __restrict__ out, const T* __restrict__ in, Index nvals, UnCode op) {
-  for (Index p = global_thread(); p < nvals; p += grid_threads()) out[p] = un_apply(op, in[p]);
+__global__ void apply_sparse_kernel(Vid* __restrict__ out_idx, T* __restrict__ out, const Vid* __restrict__ idx,
+                                    const T* __restrict__ in, Index nvals, const Index* nvals_dev, UnCode op) {
+  const Index count = count_of(nvals, nvals_dev);
+  for (Index p = global_thread(); p < count; p += grid_threads()) {
+    out_idx[p] = idx[p];
+    out[p] = un_apply(op, in[p]);
+  }
 }
 
-// Entries of a sparse list allowed by the mask: flags[p] = 1.
+// Entries of a sparse list allowed by the mask: flags[p] = 1 (0 past the list's count).
 __global__ void allowed_flags_kernel(std::uint8_t* __restrict__ flags, const Vid* __restrict__ idx, Index nvals,
-                                     MaskView m) {
-  for (Index p = global_thread(); p < nvals; p += grid_threads()) flags[p] = m.allows(idx[p]) ? 1 : 0;
+                                     const Index* nvals_dev, Index capacity, MaskView m) {
+  const Index count = count_of(nvals, nvals_dev);
+  for (Index p = global_thread(); p < capacity; p += grid_threads()) flags[p] = p < count && m.allows(idx[p]) ? 1 : 0;
 }
 
 template <class T>
 __global__ void apply_select_kernel(Vid* __restrict__ out_idx, T* __restrict__ out_val, const Vid* __restrict__ pos,
-                                    Index count, const Vid* __restrict__ idx, const T* __restrict__ vals, UnCode op) {
-  for (Index q = global_thread(); q < count; q += grid_threads()) {
+                                    const Index* count, const Vid* __restrict__ idx, const T* __restrict__ vals,
+                                    UnCode op) {
+  const Index c = *count;
+  for (Index q = global_thread(); q < c; q += grid_threads()) {
     const Vid p = pos[q];
     out_idx[q] = idx[p];
     out_val[q] = un_apply(op, vals[p]);
@@ -181,23 +227,23 @@ __global__ void apply_select_kernel(Vid* __restrict__ out_idx, T* __restrict__ o
 // u Bitmap or Dense -> t Bitmap (bitmap != nullptr) or Dense.
 template <class T>
 __global__ void apply_dense_kernel(std::uint8_t* __restrict__ tb, T* __restrict__ tv, PosInput<T> u, MaskView m,
-                                   UnCode op, Index n, unsigned long long* count) {
-  unsigned long long local = 0;
+                                   UnCode op, Index n, Index* count) {
+  long long local = 0;
   for (Index i = global_thread(); i < n; i += grid_threads()) {
     const bool p = u.present(i) && m.allows(i);
     if (p) tv[i] = un_apply(op, u.values[i]);
     if (tb) tb[i] = p ? 1 : 0;
     local += p;
   }
-  block_count_add(local, count);
+  if (count) block_count_add(local, count);
 }
 
 // ---- ewise ---------------------------------------------------------------------------------
 
 template <class T>
 __global__ void ewise_kernel(std::uint8_t* __restrict__ tb, T* __restrict__ tv, PosInput<T> u, PosInput<T> v,
-                             MaskView m, BinCode op, bool is_union, Index n, unsigned long long* count) {
-  unsigned long long local = 0;
+                             MaskView m, BinCode op, bool is_union, Index n, Index* count) {
+  long long local = 0;
   for (Index i = global_thread(); i < n; i += grid_threads()) {
     bool p = false;
     if (m.allows(i)) {
@@ -214,14 +260,15 @@ __global__ void ewise_kernel(std::uint8_t* __restrict__ tb, T* __restrict__ tv, 
     if (tb) tb[i] = p ? 1 : 0;
     local += p;
   }
-  block_count_add(local, count);
+  if (count) block_count_add(local, count);
 }
 
 // ---- mask_bitmap ---------------------------------------------------------------------------
 
 template <class M>
 __global__ void mask_sparse_kernel(std::uint8_t* __restrict__ out, VecView<M> mask, bool structural) {
-  for (Index p = global_thread(); p < mask.nvals; p += grid_threads())
+  const Index count = mask.count();
+  for (Index p = global_thread(); p < count; p += grid_threads())
     out[mask.indices[p]] = (structural || mask.value(p) != M(0)) ? 1 : 0;
 }
 
@@ -237,62 +284,104 @@ template <class T, class Accum>
 void merge(VectorStore<T>& w, const MaskView& m, const Accum& /*accum*/, VectorStore<T>& t, bool replace) {
   constexpr BinCode code = bin_code<Accum, T>();
   if (t.n != w.n)
-    throw Error(Status::DimensionMismatch, "merge: t has length " + std::to_string(t.n) + ", w has " +
-                                               std::to_string(w.n));
+    throw Error(Status::DimensionMismatch,
+                "merge: t has length " + std::to_string(t.n) + ", w has " + std::to_string(w.n));
   // No accumulator and no mask (or replace): t holds exactly the allowed result.
   if (code == BinCode::None && (!m.present() || replace)) {
     w = std::move(t);
     return;
   }
-  cuda::convert_form(w, VectorForm::Bitmap);
-  if (code != BinCode::None && !replace && t.form == VectorForm::Sparse) {
-    if (t.nvals == 0) return;
-    DeviceCounter added;
-    merge_sparse_kernel<<<grid_for(t.nvals), kBlock>>>(w.bitmap.data(), w.values.data(), t.indices.data(),
-                                                       t.values.data(), t.nvals, m, code, added.get());
-    CUDA_CHECK_LAUNCH();
-    w.nvals += added.read();
+  const Index* tn_dev = device_nvals(t);
+  if (m.list_only()) {
+    // Prepared for this path (no replace): only the listed positions change.
+    if (code != BinCode::None || replace)
+      throw Error(Status::InvalidValue, "internal: a list-only mask reached merge with an accumulator or replace");
+    cuda::convert_form(w, VectorForm::Bitmap);
+    Index* count = count_for_update(w);
+    const unsigned grid = grid_for_count(m.list_size, m.list_size_dev, m.list_capacity);
+    if (t.form == VectorForm::Sparse) {  // delete every listed position, then lay t over
+      if (m.list_capacity > 0) {
+        delete_listed_kernel<<<grid, kBlock, 0, stream()>>>(w.bitmap.data(), m.list, m.list_size, m.list_size_dev,
+                                                            count);
+        CUDA_CHECK_LAUNCH();
+      }
+      if (!t.indices.empty()) {
+        merge_sparse_kernel<<<grid_for_count(t.nvals, tn_dev, Index(t.indices.size())), kBlock, 0, stream()>>>(
+            w.bitmap.data(), w.values.data(), t.indices.data(), t.values.data(), t.nvals, tn_dev, BinCode::None, count);
+        CUDA_CHECK_LAUNCH();
+      }
+    } else if (m.list_capacity > 0) {
+      const PosInput<T> tin{t.form == VectorForm::Bitmap ? t.bitmap.data() : nullptr, t.values.data()};
+      merge_listed_kernel<<<grid, kBlock, 0, stream()>>>(w.bitmap.data(), w.values.data(), tin, m.list, m.list_size,
+                                                         m.list_size_dev, count);
+      CUDA_CHECK_LAUNCH();
+    }
     return;
   }
+  if (code != BinCode::None && !replace && t.form == VectorForm::Sparse) {
+    // Only t's entries change. A Dense w stays Dense (every position is already present).
+    if (w.form == VectorForm::Sparse) cuda::convert_form(w, VectorForm::Bitmap);
+    if (t.indices.empty()) return;
+    Index* count = count_for_update(w);
+    merge_sparse_kernel<<<grid_for_count(t.nvals, tn_dev, Index(t.indices.size())), kBlock, 0, stream()>>>(
+        w.form == VectorForm::Bitmap ? w.bitmap.data() : nullptr, w.values.data(), t.indices.data(), t.values.data(),
+        t.nvals, tn_dev, code, count);
+    CUDA_CHECK_LAUNCH();
+    return;
+  }
+  cuda::convert_form(w, VectorForm::Bitmap);
   if (t.form == VectorForm::Sparse) cuda::convert_form(t, VectorForm::Bitmap);
-  PosInput<T> tin{t.form == VectorForm::Bitmap ? t.bitmap.data() : nullptr, t.values.data()};
-  DeviceCounter count;
+  const PosInput<T> tin{t.form == VectorForm::Bitmap ? t.bitmap.data() : nullptr, t.values.data()};
+  Index* count = fresh_count(w);
   if (w.n > 0) {
-    merge_kernel<<<grid_for(w.n), kBlock>>>(w.bitmap.data(), w.values.data(), tin, m, code, replace, w.n, count.get());
+    merge_kernel<<<grid_for(w.n), kBlock, 0, stream()>>>(w.bitmap.data(), w.values.data(), tin, m, code, replace, w.n,
+                                                         count);
     CUDA_CHECK_LAUNCH();
   }
-  w.nvals = count.read();
 }
 
 template <class T, class Accum>
 void merge_scalar(VectorStore<T>& w, const MaskView& m, const Accum& /*accum*/, T s, bool replace) {
   constexpr BinCode code = bin_code<Accum, T>();
-  if (!m.present() && (code == BinCode::None || w.nvals == 0)) {  // every position becomes s
+  const bool known_empty = !w.count_on_device && w.nvals == 0;
+  if (!m.present() && (code == BinCode::None || known_empty)) {  // every position becomes s
     VectorStore<T> d = make_output<T>(w.n, VectorForm::Dense);
     if (w.n > 0) {
-      fill_kernel<<<grid_for(w.n), kBlock>>>(d.values.data(), s, w.n);
+      fill_kernel<<<grid_for(w.n), kBlock, 0, stream()>>>(d.values.data(), s, w.n);
       CUDA_CHECK_LAUNCH();
     }
-    d.nvals = w.n;
+    set_nvals(d, w.n);
     w = std::move(d);
     return;
   }
-  cuda::convert_form(w, VectorForm::Bitmap);
-  if (m.list != nullptr && !replace) {
-    if (m.list_size == 0) return;
-    DeviceCounter added;
-    scalar_list_kernel<<<grid_for(m.list_size), kBlock>>>(w.bitmap.data(), w.values.data(), s, m.list, m.list_size,
-                                                          code, added.get());
+  if (m.list != nullptr && !replace && w.form == VectorForm::Sparse && m.list == w.indices.data()) {
+    // w is its own mask (assign(w, w, ..., s, S)): exactly w's entries change, in place. (The
+    // list lives in w's arrays: converting w first would free it under the kernel.)
+    if (w.indices.empty()) return;
+    const Index* count_dev = device_nvals(w);
+    w.trace_of = nullptr;
+    scalar_entries_kernel<<<grid_for_count(w.nvals, count_dev, Index(w.indices.size())), kBlock, 0, stream()>>>(
+        w.values.data(), s, w.nvals, count_dev, code);
     CUDA_CHECK_LAUNCH();
-    w.nvals += added.read();
     return;
   }
-  DeviceCounter count;
+  if (m.list != nullptr && !replace) {
+    cuda::convert_form(w, VectorForm::Bitmap);
+    if (m.list_capacity == 0) return;
+    Index* count = count_for_update(w);
+    scalar_list_kernel<<<grid_for_count(m.list_size, m.list_size_dev, m.list_capacity), kBlock, 0, stream()>>>(
+        w.bitmap.data(), w.values.data(), s, m.list, m.list_size, m.list_size_dev, code, count);
+    CUDA_CHECK_LAUNCH();
+    return;
+  }
+  if (m.list_only()) throw Error(Status::InvalidValue, "internal: a list-only mask reached assign with replace");
+  cuda::convert_form(w, VectorForm::Bitmap);
+  Index* count = fresh_count(w);
   if (w.n > 0) {
-    scalar_kernel<<<grid_for(w.n), kBlock>>>(w.bitmap.data(), w.values.data(), s, m, code, replace, w.n, count.get());
+    scalar_kernel<<<grid_for(w.n), kBlock, 0, stream()>>>(w.bitmap.data(), w.values.data(), s, m, code, replace, w.n,
+                                                          count);
     CUDA_CHECK_LAUNCH();
   }
-  w.nvals = count.read();
 }
 
 template <class Op, class TU>
@@ -300,47 +389,54 @@ void apply(VectorStore<typename Op::result_type>& t, const MaskView& m, const Op
   using T = typename Op::result_type;
   static_assert(std::is_same_v<T, TU>, "CUDA apply keeps the value type");
   constexpr UnCode code = un_code<Op, T>();
+  if (m.list_only()) throw Error(Status::InvalidValue, "internal: a list-only mask reached apply");
   if (u.form == VectorForm::Sparse) {
     VectorStore<T> out = VectorStore<T>::empty(u.n, Backend::Cuda);
     out.jumbled = true;  // a view does not say whether u's indices were sorted
-    if (!m.present()) {
-      const auto nv = static_cast<std::size_t>(u.nvals);
-      out.indices = Array<Vid>(nv, Backend::Cuda);
-      out.values = Array<T>(nv, Backend::Cuda);
-      if (nv > 0) {
-        copy_bytes(out.indices.data(), Backend::Cuda, u.indices, Backend::Cuda, nv * sizeof(Vid));
-        apply_sparse_kernel<<<grid_for(u.nvals), kBlock>>>(out.values.data(), u.values, u.nvals, code);
-        CUDA_CHECK_LAUNCH();
-      }
+    const auto cap = static_cast<std::size_t>(u.capacity);
+    out.indices = Array<Vid>(cap, Backend::Cuda);
+    out.values = Array<T>(cap, Backend::Cuda);
+    if (!m.present()) {  // every entry: the same count
+      if (u.nvals_dev) copy_bytes(&tally_of(out)->nvals, Backend::Cuda, u.nvals_dev, Backend::Cuda, sizeof(Index));
+      out.count_on_device = u.nvals_dev != nullptr;
       out.nvals = u.nvals;
-    } else if (u.nvals > 0) {
-      Array<std::uint8_t> flags(static_cast<std::size_t>(u.nvals), Backend::Cuda);
-      allowed_flags_kernel<<<grid_for(u.nvals), kBlock>>>(flags.data(), u.indices, u.nvals, m);
-      CUDA_CHECK_LAUNCH();
-      Index count = 0;
-      Array<Vid> pos = select_flagged(flags.data(), u.nvals, count);
-      out.indices = Array<Vid>(static_cast<std::size_t>(count), Backend::Cuda);
-      out.values = Array<T>(static_cast<std::size_t>(count), Backend::Cuda);
-      if (count > 0) {
-        apply_select_kernel<<<grid_for(count), kBlock>>>(out.indices.data(), out.values.data(), pos.data(), count,
-                                                         u.indices, u.values, code);
+      if (cap > 0) {
+        apply_sparse_kernel<<<grid_for_count(u.nvals, u.nvals_dev, u.capacity), kBlock, 0, stream()>>>(
+            out.indices.data(), out.values.data(), u.indices, u.values, u.nvals, u.nvals_dev, code);
         CUDA_CHECK_LAUNCH();
       }
-      out.nvals = count;
+    } else {
+      Scratch scratch;
+      Index* count = &tally_of(out)->nvals;
+      out.count_on_device = true;
+      if (cap == 0) {
+        fill_bytes(count, Backend::Cuda, 0, sizeof(Index));
+      } else {
+        auto* flags = scratch.take<std::uint8_t>(cap);
+        auto* pos = scratch.take<Vid>(cap);
+        allowed_flags_kernel<<<grid_for(u.capacity), kBlock, 0, stream()>>>(flags, u.indices, u.nvals, u.nvals_dev,
+                                                                            u.capacity, m);
+        CUDA_CHECK_LAUNCH();
+        select_flagged(scratch, flags, u.capacity, pos, count);
+        apply_select_kernel<<<std::min<unsigned>(grid_for(u.capacity), unsigned(kDeviceCountBlocks)), kBlock, 0,
+                              stream()>>>(out.indices.data(), out.values.data(), pos, count, u.indices, u.values, code);
+        CUDA_CHECK_LAUNCH();
+      }
     }
     t = std::move(out);
     return;
   }
   const bool dense_out = u.form == VectorForm::Dense && !m.present();
   VectorStore<T> out = make_output<T>(u.n, dense_out ? VectorForm::Dense : VectorForm::Bitmap);
-  PosInput<T> uin{u.form == VectorForm::Bitmap ? u.bitmap : nullptr, u.values};
-  DeviceCounter count;
+  const PosInput<T> uin{u.form == VectorForm::Bitmap ? u.bitmap : nullptr, u.values};
+  Index* count = nullptr;
+  if (dense_out) set_nvals(out, u.n);
+  else count = fresh_count(out);
   if (u.n > 0) {
-    apply_dense_kernel<<<grid_for(u.n), kBlock>>>(out.bitmap.data(), out.values.data(), uin, m, code, u.n,
-                                                  count.get());
+    apply_dense_kernel<<<grid_for(u.n), kBlock, 0, stream()>>>(out.bitmap.data(), out.values.data(), uin, m, code, u.n,
+                                                               count);
     CUDA_CHECK_LAUNCH();
   }
-  out.nvals = dense_out ? u.n : count.read();
   t = std::move(out);
 }
 
@@ -351,19 +447,22 @@ void ewise(VectorStore<typename Op::result_type>& t, const MaskView& m, const Op
   static_assert(std::is_same_v<T, TU> && std::is_same_v<T, TV>, "CUDA ewise keeps the value type");
   constexpr BinCode code = bin_code<Op, T>();
   if (u.n != v.n)
-    throw Error(Status::DimensionMismatch, "ewise: u has length " + std::to_string(u.n) + ", v has " +
-                                               std::to_string(v.n));
+    throw Error(Status::DimensionMismatch,
+                "ewise: u has length " + std::to_string(u.n) + ", v has " + std::to_string(v.n));
+  if (m.list_only()) throw Error(Status::InvalidValue, "internal: a list-only mask reached ewise");
   const bool dense_out = u.form == VectorForm::Dense && v.form == VectorForm::Dense && !m.present();
   VectorStore<T> out = make_output<T>(u.n, dense_out ? VectorForm::Dense : VectorForm::Bitmap);
-  PosHolder<T> hu = positional(u);
-  PosHolder<T> hv = positional(v);
-  DeviceCounter count;
+  Scratch scratch;
+  const PosInput<T> hu = positional(u, scratch);
+  const PosInput<T> hv = positional(v, scratch);
+  Index* count = nullptr;
+  if (dense_out) set_nvals(out, u.n);
+  else count = fresh_count(out);
   if (u.n > 0) {
-    ewise_kernel<<<grid_for(u.n), kBlock>>>(out.bitmap.data(), out.values.data(), hu.in, hv.in, m, code, is_union, u.n,
-                                            count.get());
+    ewise_kernel<<<grid_for(u.n), kBlock, 0, stream()>>>(out.bitmap.data(), out.values.data(), hu, hv, m, code,
+                                                         is_union, u.n, count);
     CUDA_CHECK_LAUNCH();
   }
-  out.nvals = dense_out ? u.n : count.read();
   t = std::move(out);
 }
 
@@ -372,36 +471,38 @@ void mask_bitmap(std::uint8_t* out, const VecView<M>& mask, bool structural) {
   if (mask.n == 0) return;
   if (mask.form == VectorForm::Sparse) {
     fill_bytes(out, Backend::Cuda, 0, static_cast<std::size_t>(mask.n));
-    if (mask.nvals > 0) {
-      mask_sparse_kernel<<<grid_for(mask.nvals), kBlock>>>(out, mask, structural);
+    if (mask.capacity > 0 && (mask.nvals_dev || mask.nvals > 0)) {
+      mask_sparse_kernel<<<grid_for_count(mask.nvals, mask.nvals_dev, mask.capacity), kBlock, 0, stream()>>>(
+          out, mask, structural);
       CUDA_CHECK_LAUNCH();
     }
   } else {
-    mask_dense_kernel<<<grid_for(mask.n), kBlock>>>(out, mask, structural);
+    mask_dense_kernel<<<grid_for(mask.n), kBlock, 0, stream()>>>(out, mask, structural);
     CUDA_CHECK_LAUNCH();
   }
 }
 
 // ---- explicit instantiations: exactly what cuda_supports_accum / _binary_op / _unary_op accept
-#define GBCUDA_BINOPS(X, T) \
-  X(T, Plus<T>) X(T, Minus<T>) X(T, Times<T>) X(T, Min<T>) X(T, Max<T>) X(T, First<T>) X(T, Second<T>) \
-  X(T, Pair<T>) X(T, Lor<T>) X(T, Land<T>)
-#define GBCUDA_UNOPS(X, T) \
-  X(T, Identity<T>) X(T, AdditiveInverse<T>) X(T, Abs<T>) X(T, One<T>) X(T, LogicalNot<T>)
+#define GBCUDA_BINOPS(X, T)                                                                                         \
+  X(T, Plus<T>)                                                                                                     \
+  X(T, Minus<T>) X(T, Times<T>) X(T, Min<T>) X(T, Max<T>) X(T, First<T>) X(T, Second<T>) X(T, Pair<T>) X(T, Lor<T>) \
+      X(T, Land<T>)
+#define GBCUDA_UNOPS(X, T) X(T, Identity<T>) X(T, AdditiveInverse<T>) X(T, Abs<T>) X(T, One<T>) X(T, LogicalNot<T>)
 
 #define GBCUDA_INST_MERGE(T, A)                                                                 \
   template void merge<T, A>(VectorStore<T>&, const MaskView&, const A&, VectorStore<T>&, bool); \
   template void merge_scalar<T, A>(VectorStore<T>&, const MaskView&, const A&, T, bool);
-#define GBCUDA_INST_EWISE(T, OP) \
-  template void ewise<OP, T, T>(VectorStore<T>&, const MaskView&, const OP&, const VecView<T>&, const VecView<T>&, bool);
+#define GBCUDA_INST_EWISE(T, OP)                                                                                   \
+  template void ewise<OP, T, T>(VectorStore<T>&, const MaskView&, const OP&, const VecView<T>&, const VecView<T>&, \
+                                bool);
 #define GBCUDA_INST_APPLY(T, OP) \
   template void apply<OP, T>(VectorStore<T>&, const MaskView&, const OP&, const VecView<T>&);
 
-#define GBCUDA_INST_ELEMENTWISE(T)                                  \
-  GBCUDA_INST_MERGE(T, NoAccum)                                     \
-  GBCUDA_BINOPS(GBCUDA_INST_MERGE, T)                               \
-  GBCUDA_BINOPS(GBCUDA_INST_EWISE, T)                               \
-  GBCUDA_UNOPS(GBCUDA_INST_APPLY, T)                                \
+#define GBCUDA_INST_ELEMENTWISE(T)    \
+  GBCUDA_INST_MERGE(T, NoAccum)       \
+  GBCUDA_BINOPS(GBCUDA_INST_MERGE, T) \
+  GBCUDA_BINOPS(GBCUDA_INST_EWISE, T) \
+  GBCUDA_UNOPS(GBCUDA_INST_APPLY, T)  \
   template void mask_bitmap<T>(std::uint8_t*, const VecView<T>&, bool);
 GBCUDA_FOR_EACH_TYPE(GBCUDA_INST_ELEMENTWISE)
 

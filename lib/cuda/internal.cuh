@@ -78,7 +78,12 @@ __device__ __forceinline__ T un_apply(UnCode c, T x) {
 }
 
 // ---- helpers defined in vector_forms.cu -----------------------------------------------------
-// The positions i < n with flags[i] != 0, ascending (stable compaction with CUB).
-Array<Vid> select_flagged(const std::uint8_t* flags, Index n, Index& count);
+// The positions i < n with flags[i] != 0, ascending, into out (room for n); their number is
+// written to *count_out in device memory (stable compaction with CUB, no host wait).
+void select_flagged(Scratch& scratch, const std::uint8_t* flags, Index n, Vid* out, Index* count_out);
+// dst[0, count) = src[0, count), count given by value or (count_dev) in device memory, at most
+// `capacity`. T: the value types and Vid.
+template <class T>
+void copy_prefix(T* dst, const T* src, Index count, const Index* count_dev, Index capacity);
 
 }  // namespace gbcuda::detail::cuda

@@ -1,5 +1,9 @@
 // reduce: the sum of a vector's entries under a built-in monoid, with CUB DeviceReduce. The
-// monoid is dispatched by a run-time kind, so CUB is instantiated once per value type.
+// monoid is dispatched by a run-time kind, so CUB is instantiated once per value type. The
+// result is the one value read back (a count in device memory is read on the device).
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+
 #include <cub/cub.cuh>
 
 #include "internal.cuh"
@@ -23,26 +27,33 @@ struct MonoidOp {
   }
 };
 
-// Absent bitmap entries become the identity, so a plain reduction over n values is exact.
+// The value of position p of a vector, or the identity where it has none: Bitmap (absent
+// positions), Sparse (positions past the count, which may live in device memory), Dense.
 template <class T>
-__global__ void fill_absent_kernel(T* __restrict__ out, const T* __restrict__ vals, const std::uint8_t* __restrict__ bm,
-                                   T identity, Index n) {
-  for (Index i = global_thread(); i < n; i += grid_threads()) out[i] = bm[i] ? vals[i] : identity;
-}
+struct ValueOrIdentity {
+  const T* values;
+  const std::uint8_t* bitmap;  // Bitmap form, else null
+  Index count;                 // Sparse form: entries (when count_dev is null)
+  const Index* count_dev;
+  T identity;
+  __host__ __device__ T operator()(Index p) const {  // called on the device only
+    if (bitmap) return bitmap[p] ? values[p] : identity;
+    return p < (count_dev ? *count_dev : count) ? values[p] : identity;
+  }
+};
 
 __global__ void first_present_kernel(const std::uint8_t* __restrict__ bm, Index n, unsigned long long* first) {
   for (Index i = global_thread(); i < n; i += grid_threads())
     if (bm[i]) atomicMin(first, static_cast<unsigned long long>(i));
 }
 
+// ANY: the value at the first stored position (*first from first_present_kernel, or 0 for a
+// Sparse list), or the identity when there is none.
 template <class T>
-T reduce_values(MonoidKind kind, const T* vals, Index count, T identity) {
-  Array<T> out(1, Backend::Cuda);
-  MonoidOp<T> op{kind};
-  run_cub([&](void* tmp, std::size_t& bytes) {
-    return cub::DeviceReduce::Reduce(tmp, bytes, vals, out.data(), count, op, identity);
-  });
-  return read_device(out.data());
+__global__ void any_value_kernel(T* out, const T* values, const unsigned long long* first, Index count,
+                                 const Index* count_dev, T identity) {
+  if (first) *out = *first == ~0ull ? identity : values[*first];
+  else *out = count_of(count, count_dev) > 0 ? values[0] : identity;
 }
 
 }  // namespace
@@ -51,35 +62,41 @@ template <class Monoid, class T>
 typename Monoid::value_type reduce(const Monoid& mon, const VecView<T>& u) {
   static_assert(std::is_same_v<typename Monoid::value_type, T>, "CUDA reduce keeps the value type");
   const T identity = mon.identity();
-  if (u.nvals == 0) return identity;
-  const Index count = u.form == VectorForm::Sparse ? u.nvals : u.n;
+  if (!u.nvals_dev && u.nvals == 0) return identity;
+  Scratch scratch;
+  T* out = scratch.take<T>(1);
   if constexpr (Monoid::kind == MonoidKind::Any) {  // any entry will do: take the first stored one
-    Index pos = 0;
+    unsigned long long* first = nullptr;
     if (u.form == VectorForm::Bitmap) {
-      Array<unsigned long long> first(1, Backend::Cuda);
-      first.fill_bytes_with(0xff);
-      first_present_kernel<<<grid_for(u.n), kBlock>>>(u.bitmap, u.n, first.data());
+      first = scratch.take<unsigned long long>(1);
+      fill_bytes(first, Backend::Cuda, 0xff, sizeof(*first));
+      first_present_kernel<<<grid_for(u.n), kBlock, 0, stream()>>>(u.bitmap, u.n, first);
       CUDA_CHECK_LAUNCH();
-      pos = static_cast<Index>(read_device(first.data()));
     }
-    return read_device(u.values + pos);
+    const Index count = u.form == VectorForm::Dense ? u.n : u.nvals;
+    any_value_kernel<<<1, 1, 0, stream()>>>(out, u.values, first, count,
+                                            u.form == VectorForm::Sparse ? u.nvals_dev : nullptr, identity);
+    CUDA_CHECK_LAUNCH();
   } else {
-    if (u.form == VectorForm::Bitmap) {
-      Array<T> filled(static_cast<std::size_t>(u.n), Backend::Cuda);
-      fill_absent_kernel<<<grid_for(u.n), kBlock>>>(filled.data(), u.values, u.bitmap, identity, u.n);
-      CUDA_CHECK_LAUNCH();
-      return reduce_values(Monoid::kind, filled.data(), count, identity);
-    }
-    return reduce_values(Monoid::kind, u.values, count, identity);
+    const Index items = u.form == VectorForm::Sparse ? u.capacity : u.n;
+    if (items == 0) return identity;
+    const ValueOrIdentity<T> at{u.values, u.form == VectorForm::Bitmap ? u.bitmap : nullptr,
+                                u.form == VectorForm::Dense ? u.n : u.nvals, u.nvals_dev, identity};
+    auto in = thrust::make_transform_iterator(thrust::counting_iterator<Index>(0), at);
+    MonoidOp<T> op{Monoid::kind};
+    run_cub(scratch, [&](void* tmp, std::size_t& bytes) {
+      return cub::DeviceReduce::Reduce(tmp, bytes, in, out, items, op, identity, stream());
+    });
   }
+  return read_device(out);
 }
 
 #define GBCUDA_INST_REDUCE_K(T, K) \
   template T reduce<BuiltinMonoid<T, MonoidKind::K>, T>(const BuiltinMonoid<T, MonoidKind::K>&, const VecView<T>&);
-#define GBCUDA_INST_REDUCE(T)                                                                        \
-  GBCUDA_INST_REDUCE_K(T, Plus) GBCUDA_INST_REDUCE_K(T, Times) GBCUDA_INST_REDUCE_K(T, Min)          \
-  GBCUDA_INST_REDUCE_K(T, Max) GBCUDA_INST_REDUCE_K(T, Lor) GBCUDA_INST_REDUCE_K(T, Land)            \
-  GBCUDA_INST_REDUCE_K(T, Any)
+#define GBCUDA_INST_REDUCE(T)                                                              \
+  GBCUDA_INST_REDUCE_K(T, Plus)                                                            \
+  GBCUDA_INST_REDUCE_K(T, Times) GBCUDA_INST_REDUCE_K(T, Min) GBCUDA_INST_REDUCE_K(T, Max) \
+      GBCUDA_INST_REDUCE_K(T, Lor) GBCUDA_INST_REDUCE_K(T, Land) GBCUDA_INST_REDUCE_K(T, Any)
 GBCUDA_FOR_EACH_TYPE(GBCUDA_INST_REDUCE)
 
 }  // namespace gbcuda::detail::cuda

@@ -10,7 +10,8 @@ namespace gbcuda::detail::cuda {
 namespace {
 
 // The row owning entry p: the last i with row_ptr[i] <= p (binary search, balanced work).
-__global__ void expand_rows_kernel(Vid* __restrict__ rows, const Offset* __restrict__ row_ptr, Index nrows, Offset nnz) {
+__global__ void expand_rows_kernel(Vid* __restrict__ rows, const Offset* __restrict__ row_ptr, Index nrows,
+                                   Offset nnz) {
   for (Offset p = global_thread(); p < nnz; p += grid_threads()) {
     Index lo = 0, hi = nrows;  // row_ptr[lo] <= p < row_ptr[hi]
     while (hi - lo > 1) {
@@ -22,7 +23,8 @@ __global__ void expand_rows_kernel(Vid* __restrict__ rows, const Offset* __restr
   }
 }
 
-__global__ void count_columns_kernel(unsigned long long* __restrict__ counts, const Vid* __restrict__ cols, Offset nnz) {
+__global__ void count_columns_kernel(unsigned long long* __restrict__ counts, const Vid* __restrict__ cols,
+                                     Offset nnz) {
   for (Offset p = global_thread(); p < nnz; p += grid_threads()) atomicAdd(&counts[cols[p]], 1ULL);
 }
 
@@ -72,17 +74,19 @@ Csr<T> transpose_csr(const Csr<T>& a) {
   {
     Array<unsigned long long> counts(static_cast<std::size_t>(a.ncols) + 1, Backend::Cuda);
     counts.fill_bytes_with(0);
-    count_columns_kernel<<<grid_for(nnz), kBlock>>>(counts.data(), a.col_idx.data(), nnz);
+    count_columns_kernel<<<grid_for(nnz), kBlock, 0, stream()>>>(counts.data(), a.col_idx.data(), nnz);
     CUDA_CHECK_LAUNCH();
     unsigned long long* in = counts.data();
     Offset* out = t.row_ptr.data();
     const Index items = a.ncols + 1;
-    run_cub([&](void* tmp, std::size_t& bytes) { return cub::DeviceScan::ExclusiveSum(tmp, bytes, in, out, items); });
+    run_cub([&](void* tmp, std::size_t& bytes) {
+      return cub::DeviceScan::ExclusiveSum(tmp, bytes, in, out, items, stream());
+    });
   }
 
   // Entries: sort (column, row) pairs by column. The sorted rows are the output column indices.
   Array<Vid> rows(static_cast<std::size_t>(nnz), Backend::Cuda);
-  expand_rows_kernel<<<grid_for(nnz), kBlock>>>(rows.data(), a.row_ptr.data(), a.nrows, nnz);
+  expand_rows_kernel<<<grid_for(nnz), kBlock, 0, stream()>>>(rows.data(), a.row_ptr.data(), a.nrows, nnz);
   CUDA_CHECK_LAUNCH();
   Array<Vid> sorted_cols(static_cast<std::size_t>(nnz), Backend::Cuda);
   {
@@ -93,16 +97,15 @@ Csr<T> transpose_csr(const Csr<T>& a) {
     Vid* vals_out = t.col_idx.data();
     const int bits = key_bits(a.ncols);
     run_cub([&](void* tmp, std::size_t& bytes) {
-      return cub::DeviceRadixSort::SortPairs(tmp, bytes, keys_in, keys_out, vals_in, vals_out, nnz, 0, bits);
+      return cub::DeviceRadixSort::SortPairs(tmp, bytes, keys_in, keys_out, vals_in, vals_out, nnz, 0, bits, stream());
     });
   }
   rows.reset();
 
   if (!a.is_iso()) {
-    fetch_values_kernel<<<grid_for(nnz), kBlock>>>(t.values.data(),
-                                                   reinterpret_cast<const std::uint32_t*>(sorted_cols.data()),
-                                                   t.col_idx.data(), a.row_ptr.data(), a.col_idx.data(),
-                                                   a.values.data(), nnz);
+    fetch_values_kernel<<<grid_for(nnz), kBlock, 0, stream()>>>(
+        t.values.data(), reinterpret_cast<const std::uint32_t*>(sorted_cols.data()), t.col_idx.data(), a.row_ptr.data(),
+        a.col_idx.data(), a.values.data(), nnz);
     CUDA_CHECK_LAUNCH();
   }
   return t;

@@ -3,11 +3,11 @@
 // directions as 64-bit keys (row << bits | col), then CUB radix-sorts the keys, drops
 // duplicates and self loops, and cuts the sorted keys into row offsets and column indices.
 // grid / randout: every row is written directly where it belongs.
-#include <cub/cub.cuh>
-
 #include <algorithm>
 #include <cstdio>
 #include <string>
+
+#include <cub/cub.cuh>
 
 #include "cuda/cuda_check.cuh"
 #include "gbcuda/context.hpp"
@@ -21,6 +21,7 @@ using detail::cuda::global_thread;
 using detail::cuda::grid_for;
 using detail::cuda::grid_threads;
 using detail::cuda::kBlock;
+using detail::cuda::read_device;
 using detail::cuda::run_cub;
 
 template <class EdgeFn>
@@ -121,31 +122,37 @@ Csr<bool> symmetric_from_draws(const GraphSpec& spec, const EdgeFn& edge) {
     CUDA_CHECK(cub::DeviceSelect::If(nullptr, select_tmp, p, p, cnt, items, NotSelfLoop{bits, mask}));
   }
   const std::size_t tmp = std::max({sort_tmp, unique_tmp, select_tmp});
-  const std::size_t csr_bytes = static_cast<std::size_t>(items) * sizeof(Vid) + (static_cast<std::size_t>(n) + 1) * sizeof(Offset);
+  const std::size_t csr_bytes =
+      static_cast<std::size_t>(items) * sizeof(Vid) + (static_cast<std::size_t>(n) + 1) * sizeof(Offset);
   check_room(spec, std::max(2 * key_bytes + tmp, key_bytes + csr_bytes));
 
   progress(spec, Backend::Cuda, "drawing edges");
   Array<std::uint64_t> a(static_cast<std::size_t>(items), Backend::Cuda);
   Array<std::uint64_t> b(static_cast<std::size_t>(items), Backend::Cuda);
-  draw_keys_kernel<<<grid_for(m), kBlock>>>(a.data(), edge, m, bits);
+  draw_keys_kernel<<<grid_for(m), kBlock, 0, detail::cuda::stream()>>>(a.data(), edge, m, bits);
   CUDA_CHECK_LAUNCH();
 
   progress(spec, Backend::Cuda, "sorting");
   cub::DoubleBuffer<std::uint64_t> keys(a.data(), b.data());
-  run_cub([&](void* t, std::size_t& bytes) { return cub::DeviceRadixSort::SortKeys(t, bytes, keys, items, 0, 2 * bits); });
+  run_cub([&](void* t, std::size_t& bytes) {
+    return cub::DeviceRadixSort::SortKeys(t, bytes, keys, items, 0, 2 * bits, detail::cuda::stream());
+  });
 
   // Duplicates out (Current -> Alternate), then self loops out (Alternate -> Current).
-  detail::cuda::DeviceCounter unique_count, nnz_count;
+  // The counts are read back: the CSR's arrays are sized by them.
+  Array<unsigned long long> counts(2, Backend::Cuda);
   std::uint64_t* cur = keys.Current();
   std::uint64_t* alt = keys.Alternate();
-  unsigned long long* uc = unique_count.get();
-  run_cub([&](void* t, std::size_t& bytes) { return cub::DeviceSelect::Unique(t, bytes, cur, alt, uc, items); });
-  const Index unique_items = unique_count.read();
-  unsigned long long* nc = nnz_count.get();
+  unsigned long long* uc = counts.data();
   run_cub([&](void* t, std::size_t& bytes) {
-    return cub::DeviceSelect::If(t, bytes, alt, cur, nc, unique_items, NotSelfLoop{bits, mask});
+    return cub::DeviceSelect::Unique(t, bytes, cur, alt, uc, items, detail::cuda::stream());
   });
-  const Offset nnz = nnz_count.read();
+  const Index unique_items = static_cast<Index>(read_device(uc));
+  unsigned long long* nc = counts.data() + 1;
+  run_cub([&](void* t, std::size_t& bytes) {
+    return cub::DeviceSelect::If(t, bytes, alt, cur, nc, unique_items, NotSelfLoop{bits, mask}, detail::cuda::stream());
+  });
+  const Offset nnz = static_cast<Offset>(read_device(nc));
   if (cur == a.data()) b.reset();
   else a.reset();
 
@@ -154,10 +161,10 @@ Csr<bool> symmetric_from_draws(const GraphSpec& spec, const EdgeFn& edge) {
   c.row_ptr = Array<Offset>(static_cast<std::size_t>(n) + 1, Backend::Cuda);
   c.col_idx = Array<Vid>(static_cast<std::size_t>(nnz), Backend::Cuda);
   if (nnz > 0) {
-    keys_to_columns_kernel<<<grid_for(nnz), kBlock>>>(c.col_idx.data(), cur, nnz, mask);
+    keys_to_columns_kernel<<<grid_for(nnz), kBlock, 0, detail::cuda::stream()>>>(c.col_idx.data(), cur, nnz, mask);
     CUDA_CHECK_LAUNCH();
   }
-  keys_to_offsets_kernel<<<grid_for(n + 1), kBlock>>>(c.row_ptr.data(), cur, nnz, n, bits);
+  keys_to_offsets_kernel<<<grid_for(n + 1), kBlock, 0, detail::cuda::stream()>>>(c.row_ptr.data(), cur, nnz, n, bits);
   CUDA_CHECK_LAUNCH();
   detail::synchronize(Backend::Cuda);
   return c;
@@ -177,14 +184,16 @@ Csr<bool> grid_cuda(const GraphSpec& spec) {
   c.row_ptr = Array<Offset>(static_cast<std::size_t>(n) + 1, Backend::Cuda);
   {
     Array<Offset> deg(static_cast<std::size_t>(n) + 1, Backend::Cuda);
-    grid_degrees_kernel<<<grid_for(n + 1), kBlock>>>(deg.data(), w, h);
+    grid_degrees_kernel<<<grid_for(n + 1), kBlock, 0, detail::cuda::stream()>>>(deg.data(), w, h);
     CUDA_CHECK_LAUNCH();
     Offset* in = deg.data();
     Offset* out = c.row_ptr.data();
-    run_cub([&](void* t, std::size_t& bytes) { return cub::DeviceScan::ExclusiveSum(t, bytes, in, out, n + 1); });
+    run_cub([&](void* t, std::size_t& bytes) {
+      return cub::DeviceScan::ExclusiveSum(t, bytes, in, out, n + 1, detail::cuda::stream());
+    });
   }
   c.col_idx = Array<Vid>(static_cast<std::size_t>(nnz), Backend::Cuda);
-  grid_rows_kernel<<<grid_for(n), kBlock>>>(c.col_idx.data(), c.row_ptr.data(), w, h);
+  grid_rows_kernel<<<grid_for(n), kBlock, 0, detail::cuda::stream()>>>(c.col_idx.data(), c.row_ptr.data(), w, h);
   CUDA_CHECK_LAUNCH();
   detail::synchronize(Backend::Cuda);
   return c;
@@ -198,7 +207,7 @@ Csr<bool> randout_cuda(const GraphSpec& spec, std::uint64_t seed) {
   c.row_ptr = Array<Offset>(static_cast<std::size_t>(n) + 1, Backend::Cuda);
   c.col_idx = Array<Vid>(static_cast<std::size_t>(n * d), Backend::Cuda);
   const RandOutRow row{static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(d), stream_key(seed, kRandOut)};
-  randout_kernel<<<grid_for(n + 1), kBlock>>>(c.row_ptr.data(), c.col_idx.data(), row, n);
+  randout_kernel<<<grid_for(n + 1), kBlock, 0, detail::cuda::stream()>>>(c.row_ptr.data(), c.col_idx.data(), row, n);
   CUDA_CHECK_LAUNCH();
   detail::synchronize(Backend::Cuda);
   return c;

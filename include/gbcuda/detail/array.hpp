@@ -13,16 +13,52 @@ namespace gbcuda::detail {
 
 // Raw memory primitives (lib/core/memory.cpp). Device versions throw Error(NoDevice) in a
 // build without CUDA and Error(OutOfMemory) naming the bytes asked for and free.
+//
+// Device work is enqueued on the library's one stream (library_stream()) and returns without
+// waiting: allocations and frees are stream-ordered (the device's memory pool), fills and copies
+// into device memory are asynchronous (the source of a host-to-device copy may be reused at once).
+// The host waits only where it must: a copy into host memory completes before copy_bytes
+// returns, and synchronize() waits for everything queued. Both are counted (host_waits()).
 void* allocate_bytes(std::size_t bytes, Backend where);
 void free_bytes(void* p, Backend where) noexcept;
 void copy_bytes(void* dst, Backend dst_where, const void* src, Backend src_where, std::size_t bytes);
 void fill_bytes(void* dst, Backend where, int value, std::size_t bytes);
 // Blocks until all device work queued so far is done (no-op for the host).
 void synchronize(Backend where);
+// The cudaStream_t every device operation of the library runs on (created on first use; it
+// synchronises with the legacy default stream like any blocking stream). nullptr without CUDA.
+void* library_stream();
+// Counted host waits, for waits the library makes outside copy_bytes/synchronize (e.g. on an
+// event).
+void note_synchronization() noexcept;
+
+// Device scratch memory for the temporaries of one operation (masks, counters, CUB's temporary
+// storage, ...): take() hands out pieces in order, and the scope gives them all back when it
+// ends. The next operation reuses the same memory without waiting, because everything that
+// touches it runs in order on the library stream. The memory is kept (per host thread) at its
+// largest use so far. Scopes nest; a piece must not outlive its scope.
+class Scratch {
+ public:
+  Scratch();
+  ~Scratch();
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  // `bytes` of device memory, 256-byte aligned, contents undefined.
+  void* take(std::size_t bytes);
+  template <class T>
+  T* take(std::size_t count) {
+    return static_cast<T*>(take(count * sizeof(T)));
+  }
+
+ private:
+  std::size_t chunk_ = 0;  // the arena's position when the scope began
+  std::size_t offset_ = 0;
+};
 
 template <class T>
 class Array {
-  template <class U> friend class Array;
+  template <class U>
+  friend class Array;
   static_assert(std::is_trivially_copyable_v<T>, "Array holds plain data only");
 
  public:

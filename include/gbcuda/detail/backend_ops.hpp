@@ -9,7 +9,11 @@
 // Contract shared by every primitive that produces a vector t:
 //   * t is overwritten (any previous content discarded), length = the output length;
 //   * t(i) is computed only where mask.allows(i); entries elsewhere are absent;
-//   * t is left in the backend's memory, in whatever form suits the primitive.
+//   * t is left in the backend's memory, in whatever form suits the primitive; on the CUDA
+//     backend its count may stay in device memory (VectorStore::count_on_device) and a Sparse
+//     t's arrays may be longer than its count.
+// CUDA primitives enqueue their work on the library stream and return without waiting; a view's
+// count may be in device memory (VecView::count()), which only kernels read.
 #include <type_traits>
 
 #include "gbcuda/detail/views.hpp"
@@ -26,7 +30,8 @@ namespace gbcuda::detail {
 //   void gather(VectorStore<typename S::value_type>& t, const MaskView& m, const S& s,
 //               const CsrView<TA>& rows, const VecView<TU>& u, bool u_first);
 //
-// scatter: same result as gather over the transpose: for each entry k of u (Sparse), for each
+// scatter (host backend; the CUDA backend's push is cuda::bool_product, for the boolean
+//         semirings only): same result as gather over the transpose: for each entry k of u (Sparse), for each
 //         stored (k, j) of `cols`, t(j) = ADD(t(j), MUL(...)). u is Sparse.
 //   template <class S, class TA, class TU>
 //   void scatter(VectorStore<typename S::value_type>& t, const MaskView& m, const S& s,
@@ -61,10 +66,20 @@ namespace gbcuda::detail {
 //   void mask_bitmap(std::uint8_t* out, const VecView<M>& mask, bool structural);
 
 // ---- which combinations the CUDA backend instantiates --------------------------------------
-template <class T> inline constexpr bool is_value_type_v =
+template <class T>
+inline constexpr bool is_value_type_v =
     std::is_same_v<T, bool> || std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t> ||
     std::is_same_v<T, float> || std::is_same_v<T, double>;
-template <class T> inline constexpr bool is_arith_type_v = is_value_type_v<T> && !std::is_same_v<T, bool>;
+template <class T>
+inline constexpr bool is_arith_type_v = is_value_type_v<T> && !std::is_same_v<T, bool>;
+
+// The boolean semirings whose CUDA products run on the frontier kernels (cuda::bool_product):
+// AnyPair<bool> and AnySecondI<int32/int64> read no values; LorLand<bool> reads u's (its matrix
+// must be a pattern of true values, else it takes the gather like a value semiring).
+template <class S>
+inline constexpr bool is_bool_product_v =
+    std::is_same_v<S, AnyPair<bool>> || std::is_same_v<S, LorLand<bool>> ||
+    std::is_same_v<S, AnySecondI<std::int32_t>> || std::is_same_v<S, AnySecondI<std::int64_t>>;
 
 // Semirings: PlusTimes/MinPlus/MaxPlus<T> (T not bool, TA = TU = T), LorLand<bool> (TA = TU = bool),
 // and the structural AnyPair<bool>, AnySecondI<int32/int64> (any TA, TU: values are not read; the
@@ -82,11 +97,6 @@ constexpr bool cuda_supports_semiring() {
                                             std::is_same_v<S, MaxPlus<Z>>))
     return std::is_same_v<TA, Z> && std::is_same_v<TU, Z>;
   else return false;
-}
-// Scatter (push) on CUDA: only monoids where concurrent updates need no read-modify-write.
-template <class S>
-constexpr bool cuda_can_scatter() {
-  return S::add_type::kind == MonoidKind::Any || S::add_type::kind == MonoidKind::Lor;
 }
 // Binary ops instantiated for merge (accumulators) and ewise, each with T in and out:
 // Plus Minus Times Min Max First Second Pair Lor Land.
@@ -109,8 +119,8 @@ template <class Op, class T>
 constexpr bool cuda_supports_unary_op() {
   if constexpr (!is_value_type_v<T>) return false;
   else
-    return std::is_same_v<Op, Identity<T>> || std::is_same_v<Op, AdditiveInverse<T>> ||
-           std::is_same_v<Op, Abs<T>> || std::is_same_v<Op, One<T>> || std::is_same_v<Op, LogicalNot<T>>;
+    return std::is_same_v<Op, Identity<T>> || std::is_same_v<Op, AdditiveInverse<T>> || std::is_same_v<Op, Abs<T>> ||
+           std::is_same_v<Op, One<T>> || std::is_same_v<Op, LogicalNot<T>>;
 }
 // Monoids for reduce: the built-in ones over T.
 template <class Mon, class T>

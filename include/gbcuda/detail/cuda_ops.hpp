@@ -1,17 +1,39 @@
 #pragma once
 // Declarations of the CUDA backend's primitives (see backend_ops.hpp for their contract).
-// Definitions: lib/cuda/*.cu, explicitly instantiated for the combinations that
-// cuda_supports_*() accept. Only called when GBCUDA_HAVE_CUDA.
+// Definitions: lib/cuda/*.cu and lib/cuda/product/, explicitly instantiated for the combinations
+// that cuda_supports_*() accept. Only called when GBCUDA_HAVE_CUDA. Every primitive enqueues its
+// work on the library stream and returns without waiting for the device.
 #include "gbcuda/detail/backend_ops.hpp"
+#include "gbcuda/detail/product_policy.hpp"
 
 namespace gbcuda::detail::cuda {
 
+// gather: the value semirings' masked SpMV (gather.cu).
 template <class S, class TA, class TU>
 void gather(VectorStore<typename S::value_type>& t, const MaskView& m, const S& s, const CsrView<TA>& rows,
             const VecView<TU>& u, bool u_first);
-template <class S, class TA, class TU>
-void scatter(VectorStore<typename S::value_type>& t, const MaskView& m, const S& s, const CsrView<TA>& cols,
-             const VecView<TU>& u, bool u_first);
+
+// The boolean masked product (lib/cuda/product/product.cu): the CUDA backend of vxm/mxv over
+// LorLand, AnyPair and AnySecondI. What the call provides besides t, the mask and u:
+struct BoolProductCall {
+  CsrView<bool> push;                     // the rows a push walks (indexed by u's positions); row_ptr null: no push
+  CsrView<bool> pull;                     // the rows a pull searches (indexed by t's positions); row_ptr null: no pull
+  const void* trace_key = nullptr;        // names the push rows in traces (VectorStore::trace_of)
+  const DeviceTally* u_tally = nullptr;   // u's trace when it is valid for these push rows
+  Direction direction = Direction::Auto;  // the descriptor's choices (policy_for_call)
+  ProductKernel kernel = ProductKernel::Auto;
+  double alpha = 0.0, beta = 0.0;
+  bool mask_counted = false;              // the mask's entry count is known (below): the cost
+  Index mask_count = 0;                   // model estimates the unexplored edges from it when
+  const Index* mask_count_dev = nullptr;  // u carries no trace
+};
+// t = the product over the structure (values only for LorLand, whose matrix must be a pattern of
+// true values): Sparse, jumbled, count and trace in device memory. u: a bool view (value-free
+// except for LorLand).
+template <class S>
+void bool_product(VectorStore<typename S::value_type>& t, const MaskView& m, const VecView<bool>& u,
+                  const BoolProductCall& call);
+
 template <class T, class Accum>
 void merge(VectorStore<T>& w, const MaskView& m, const Accum& accum, VectorStore<T>& t, bool replace);
 template <class T, class Accum>
@@ -26,14 +48,24 @@ typename Monoid::value_type reduce(const Monoid& mon, const VecView<T>& u);
 template <class M>
 void mask_bitmap(std::uint8_t* out, const VecView<M>& mask, bool structural);
 
-// Vector form conversion on the device (used by detail::convert_form / sort_indices).
-template <class T> void convert_form(VectorStore<T>& v, VectorForm to);
-template <class T> void sort_indices(VectorStore<T>& v);
+// Vector storage on the device (vector_forms.cu): form conversion, index sorting (reads the
+// count: only host reads call it), a copy of the entries only, single elements.
+template <class T>
+void convert_form(VectorStore<T>& v, VectorForm to);
+template <class T>
+void sort_indices(VectorStore<T>& v);
+template <class T>
+VectorStore<T> clone_store(const VectorStore<T>& v);
+template <class T>
+void set_element(VectorStore<T>& v, Index i, T value);
+template <class T>
+void remove_element(VectorStore<T>& v, Index i);
 
 // True when two device buffers hold the same bytes (size a multiple of 4).
 bool device_bytes_equal(const void* a, const void* b, std::size_t bytes);
 
 // CSR transpose on the device (CUB radix sort by column; stable, so rows stay sorted).
-template <class T> Csr<T> transpose_csr(const Csr<T>& a);
+template <class T>
+Csr<T> transpose_csr(const Csr<T>& a);
 
 }  // namespace gbcuda::detail::cuda

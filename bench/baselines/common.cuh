@@ -1,13 +1,13 @@
 #pragma once
 // Pieces every baseline shares: the device level/parent arrays and their copy back into a
 // BfsResult, CUDA-event timing, and the per-level flag and counters the host reads after each
-// level. Internal to lib/baselines/. Everything runs on the legacy default stream (stream 0),
-// where the library's allocations are ordered too.
+// level. Internal to bench/baselines/. Everything runs on the legacy default stream (stream 0);
+// the library's stream is a blocking stream, so the library's allocations and frees (made there)
+// are ordered with it.
 #include <cuda_runtime.h>
 
-#include <cuda/atomic>
-
 #include <cstdint>
+#include <cuda/atomic>
 #include <vector>
 
 #include "baselines/baselines.hpp"
@@ -115,6 +115,7 @@ class SearchState {
     for (std::int32_t l : r.level) reached += l >= 0;
     r.vertices_reached = reached;
   }
+
  private:
   Index source_;
   Array<std::int32_t> level_;

@@ -31,7 +31,7 @@ __global__ void vertex_top_down_level(Index n, const Offset* __restrict__ out_pt
 
 }  // namespace
 
-void vertex_top_down(const frontier::DeviceGraph& g, Index source, bool parents, bool collect_stats, BfsResult& r) {
+void vertex_top_down(const Graph& g, Index source, bool parents, bool collect_stats, BfsResult& r) {
   const Index n = g.n;
   SearchState state(n, source, parents);
   DeviceLevelCounters counters;
@@ -52,7 +52,7 @@ void vertex_top_down(const frontier::DeviceGraph& g, Index source, bool parents,
     if (collect_stats) {
       const double t = level_timer.stop();
       // edges: exact, the out-degrees of the vertices on the current level.
-      r.levels.push_back({d, frontier_size, static_cast<Index>(c.edges), Direction::Push, BfsKernel::VertexTopDown, t});
+      r.levels.push_back({d, frontier_size, static_cast<Index>(c.edges), Direction::Push, BfsKernel::Auto, t});
       frontier_size = static_cast<Index>(c.found);
     }
     if (!c.flag) break;

@@ -33,7 +33,7 @@ __global__ void vertex_bottom_up_level(Index n, const Offset* __restrict__ in_pt
 
 }  // namespace
 
-void vertex_bottom_up(const frontier::DeviceGraph& g, Index source, bool parents, bool collect_stats, BfsResult& r) {
+void vertex_bottom_up(const Graph& g, Index source, bool parents, bool collect_stats, BfsResult& r) {
   if (g.n > 0 && (g.in_ptr == nullptr || g.in_idx == nullptr))
     throw Error(Status::InvalidValue, "kernel 'vertex-bottomup' needs the graph's in-edges (the transpose) on the GPU");
   const Index n = g.n;
@@ -56,7 +56,7 @@ void vertex_bottom_up(const frontier::DeviceGraph& g, Index source, bool parents
     if (collect_stats) {
       const double t = level_timer.stop();
       // edges: exact, the in-edges actually read (each unvisited vertex up to its first hit).
-      r.levels.push_back({d, frontier_size, static_cast<Index>(c.edges), Direction::Pull, BfsKernel::VertexBottomUp, t});
+      r.levels.push_back({d, frontier_size, static_cast<Index>(c.edges), Direction::Pull, BfsKernel::Auto, t});
       frontier_size = static_cast<Index>(c.found);
     }
     if (!c.flag) break;

@@ -32,7 +32,7 @@ __global__ void edge_coo_level(Offset nnz, const Vid* __restrict__ row, const Vi
 
 }  // namespace
 
-void edge_coo(const frontier::DeviceGraph& g, Index source, bool parents, bool collect_stats, BfsResult& r) {
+void edge_coo(const Graph& g, Index source, bool parents, bool collect_stats, BfsResult& r) {
   const Index n = g.n;
   const Offset nnz = g.nnz;
   Array<Vid> row(static_cast<std::size_t>(nnz), Backend::Cuda);
@@ -52,14 +52,14 @@ void edge_coo(const frontier::DeviceGraph& g, Index source, bool parents, bool c
   for (std::int32_t d = 1;; ++d) {
     if (collect_stats) level_timer.start();
     counters.clear();
-    edge_coo_level<<<grid, kBlock>>>(nnz, row.data(), g.out_idx, state.level(), state.parent(), d - 1,
-                                     counters.flag(), stats);
+    edge_coo_level<<<grid, kBlock>>>(nnz, row.data(), g.out_idx, state.level(), state.parent(), d - 1, counters.flag(),
+                                     stats);
     CUDA_CHECK_LAUNCH();
     const LevelCounters c = counters.read();
     if (collect_stats) {
       const double t = level_timer.stop();
       // edges: exact, every stored edge is read each level (its source's level is tested).
-      r.levels.push_back({d, frontier_size, static_cast<Index>(nnz), Direction::Push, BfsKernel::EdgeCoo, t});
+      r.levels.push_back({d, frontier_size, static_cast<Index>(nnz), Direction::Push, BfsKernel::Auto, t});
       frontier_size = static_cast<Index>(c.found);
     }
     if (!c.flag) break;

@@ -50,7 +50,7 @@ __global__ void rodinia_commit(Index n, std::uint8_t* __restrict__ frontier, std
 
 }  // namespace
 
-void rodinia(const frontier::DeviceGraph& g, Index source, bool parents, bool collect_stats, BfsResult& r) {
+void rodinia(const Graph& g, Index source, bool parents, bool collect_stats, BfsResult& r) {
   const Index n = g.n;
   SearchState state(n, source, parents);
   Array<std::uint8_t> frontier(static_cast<std::size_t>(n), Backend::Cuda);
@@ -81,7 +81,7 @@ void rodinia(const frontier::DeviceGraph& g, Index source, bool parents, bool co
     if (collect_stats) {
       const double t = level_timer.stop();
       // edges: exact, the out-degrees of the vertices expanded.
-      r.levels.push_back({d, frontier_size, static_cast<Index>(c.edges), Direction::Push, BfsKernel::Rodinia, t});
+      r.levels.push_back({d, frontier_size, static_cast<Index>(c.edges), Direction::Push, BfsKernel::Auto, t});
       frontier_size = static_cast<Index>(c.found);
     }
     if (!c.flag) break;

@@ -1,6 +1,8 @@
-// gather (pull): masked SpMV over the rows of a CSR, u Bitmap or Dense. A tile of G threads
+// gather (pull): masked SpMV over the rows of a CSR for the value semirings (PlusTimes, MinPlus,
+// MaxPlus, and LorLand over a matrix with stored values), u Bitmap or Dense. A tile of G threads
 // handles a row (G = 1, 8 or 32, picked by the average row length); monoids with a terminal
-// value stop a row as soon as one lane reaches it. Output: Bitmap, exact nvals.
+// value stop a row as soon as one lane reaches it. Output: Bitmap, its count in device memory.
+// (The boolean structural semirings run on the frontier kernels instead: lib/cuda/product/.)
 #include <cooperative_groups.h>
 
 #include "internal.cuh"
@@ -19,11 +21,11 @@ __device__ __forceinline__ T tile_shfl_xor(const Tile& tile, T v, unsigned lane_
 template <int G, class S, class TA, class TU>
 __global__ void __launch_bounds__(kBlock)
     gather_kernel(std::uint8_t* __restrict__ tb, typename S::value_type* __restrict__ tv, MaskView m, S s,
-                  CsrView<TA> a, VecView<TU> u, bool u_first, unsigned long long* count) {
+                  CsrView<TA> a, VecView<TU> u, bool u_first, Index* count) {
   using Z = typename S::value_type;
   const unsigned lane = threadIdx.x % G;
   const Index groups = grid_threads() / G;
-  unsigned long long local = 0;
+  long long local = 0;
   for (Index i = global_thread() / G; i < a.nrows; i += groups) {
     bool has = false;
     Z acc = s.add.identity();
@@ -68,8 +70,9 @@ __global__ void __launch_bounds__(kBlock)
 
 template <int G, class S, class TA, class TU>
 void launch_gather(VectorStore<typename S::value_type>& out, const MaskView& m, const S& s, const CsrView<TA>& a,
-                   const VecView<TU>& u, bool u_first, unsigned long long* count) {
-  gather_kernel<G><<<grid_for(a.nrows, G), kBlock>>>(out.bitmap.data(), out.values.data(), m, s, a, u, u_first, count);
+                   const VecView<TU>& u, bool u_first, Index* count) {
+  gather_kernel<G>
+      <<<grid_for(a.nrows, G), kBlock, 0, stream()>>>(out.bitmap.data(), out.values.data(), m, s, a, u, u_first, count);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -84,30 +87,28 @@ void gather(VectorStore<typename S::value_type>& t, const MaskView& m, const S& 
     throw Error(Status::DimensionMismatch, "gather: u has length " + std::to_string(u.n) + ", the matrix has " +
                                                std::to_string(rows.ncols) + " columns");
   const Index n = rows.nrows;
-  if (u.nvals == 0 || n == 0 || (m.complement && m.bitmap == nullptr)) {  // no term can exist
+  if ((!u.nvals_dev && u.nvals == 0) || n == 0 || (m.complement && m.bitmap == nullptr)) {  // no term can exist
     t = VectorStore<Z>::empty(n, Backend::Cuda);
     return;
   }
+  if (m.list_only()) throw Error(Status::InvalidValue, "internal: a list-only mask reached gather");
   VectorStore<Z> out = VectorStore<Z>::empty(n, Backend::Cuda);
   out.form = VectorForm::Bitmap;
   out.values = Array<Z>(static_cast<std::size_t>(n), Backend::Cuda);
   out.bitmap = Array<std::uint8_t>(static_cast<std::size_t>(n), Backend::Cuda);
-  const Offset nnz = read_device(rows.row_ptr + n);
-  const Offset avg = nnz / n;
-  DeviceCounter count;
-  if (avg < 4) launch_gather<1>(out, m, s, rows, u, u_first, count.get());
-  else if (avg < 32) launch_gather<8>(out, m, s, rows, u, u_first, count.get());
-  else launch_gather<32>(out, m, s, rows, u, u_first, count.get());
-  out.nvals = count.read();
+  Index* count = fresh_count(out);
+  const Offset avg = rows.nnz / n;
+  if (avg < 4) launch_gather<1>(out, m, s, rows, u, u_first, count);
+  else if (avg < 32) launch_gather<8>(out, m, s, rows, u, u_first, count);
+  else launch_gather<32>(out, m, s, rows, u, u_first, count);
   t = std::move(out);
 }
 
-// ---- explicit instantiations: exactly the semirings cuda_supports_semiring accepts, with the
-// structural ones on value-free (bool) views.
-#define GBCUDA_INST_GATHER(S, TA, TU)                                                                           \
+// ---- explicit instantiations: the value semirings cuda_supports_semiring accepts.
+#define GBCUDA_INST_GATHER(S, TA, TU)                                                                                  \
   template void gather<S, TA, TU>(VectorStore<typename S::value_type>&, const MaskView&, const S&, const CsrView<TA>&, \
                                   const VecView<TU>&, bool);
-#define GBCUDA_INST_GATHER_ARITH(T)       \
+#define GBCUDA_INST_GATHER_ARITH(T)      \
   GBCUDA_INST_GATHER(PlusTimes<T>, T, T) \
   GBCUDA_INST_GATHER(MinPlus<T>, T, T)   \
   GBCUDA_INST_GATHER(MaxPlus<T>, T, T)
@@ -115,9 +116,6 @@ GBCUDA_INST_GATHER_ARITH(std::int32_t)
 GBCUDA_INST_GATHER_ARITH(std::int64_t)
 GBCUDA_INST_GATHER_ARITH(float)
 GBCUDA_INST_GATHER_ARITH(double)
-GBCUDA_INST_GATHER(LorLand<bool>, bool, bool)
-GBCUDA_INST_GATHER(AnyPair<bool>, bool, bool)
-GBCUDA_INST_GATHER(AnySecondI<std::int32_t>, bool, bool)
-GBCUDA_INST_GATHER(AnySecondI<std::int64_t>, bool, bool)
+GBCUDA_INST_GATHER(LorLand<bool>, bool, bool)  // over a matrix with stored values
 
 }  // namespace gbcuda::detail::cuda

@@ -1,22 +1,26 @@
-// calibrated_policy(): the thresholds of the kernel cost model (KernelPolicy), measured on this
-// device on first use and cached per device name + driver/runtime version + level loop (every
-// measurement runs in the loop the policy is for).
+// calibrated_product_policy(): the thresholds of the product's cost model (ProductPolicy),
+// measured on this device on first use and cached per device name + driver/runtime version.
+// The product of vxm/mxv and the fused BFS share the policy and the kernel bodies; the
+// measurements run the fused BFS, whose levels are those products without the launch and the
+// read-back between them (which cost the same whichever kernel runs).
 //
-// Measurements (each a real run_bfs on a synthetic graph built on the device, warm-up first,
+// Measurements (each a real fused BFS on a synthetic graph built on the device, warm-up first,
 // best of a few runs; well under a second in all):
 //   single_block_max  "layered" graphs (a root, then D layers of width f, each vertex linked to
 //                     3 vertices of the next layer: the frontier stays f wide for D levels);
-//                     single-block vs the multi-block push that follows it, f = 128 .. 4096:
-//                     the largest width at which single-block is still faster (one SM, but no
-//                     per-level launch or grid barrier).
-//   block_queue_max   the same graphs, f = 16k .. 256k: queue-block vs queue-warp (host loop; the
-//                     device loop uses queue-warp above single-block, see below).
+//                     single-block vs queue-warp, f = 128 .. 4096: the largest width at which
+//                     single-block is still faster (one SM, but no grid barrier).
+//   block_queue_max   = single_block_max: in 1024-thread blocks queue-block overflows its
+//                     2048-entry queue as soon as a tile discovers more vertices than that, and
+//                     lost to queue-warp by up to 1.6x on kron, urand and randout (the kernel
+//                     table of docs/PERFORMANCE.md, 2026-11-22); the layered graphs, whose tiles
+//                     never discover more than their own width, cannot show that.
 //   alpha, beta       a circulant graph (v -> v + o_k mod n, 16 pseudo-random offsets o_k; its
 //                     in-edges are known by formula), BFS once all-push and once all-pull with
 //                     per-level times: alpha is the ratio unexplored/frontier edges at which pull
 //                     starts to win while the frontier grows, beta the ratio n/frontier at which
 //                     push wins again while it shrinks (geometric means of the bracketing levels).
-// GBCUDA_CALIBRATION=off skips all of it (KernelPolicy's defaults). The cache is a small JSON
+// GBCUDA_CALIBRATION=off skips all of it (ProductPolicy's defaults). The cache is a small JSON
 // file in $GBCUDA_CACHE_DIR, else $XDG_CACHE_HOME/gbcuda, else ~/.cache/gbcuda; not writable =
 // not cached.
 #include <cuda_runtime.h>
@@ -32,17 +36,17 @@
 #include <string>
 #include <vector>
 
-#include "cuda/frontier/frontier_common.cuh"
+#include "cuda/product/common.cuh"
 
-namespace gbcuda::detail::cuda::frontier {
+namespace gbcuda::detail::cuda::product {
 namespace {
 
 // ---- synthetic graphs on the device ---------------------------------------------------------
 
-struct HostGraph {  // device arrays + the view run_bfs takes
+struct HostGraph {  // device arrays + the view fused_bfs takes
   Array<Offset> ptr;
   Array<Vid> idx, in_idx;
-  DeviceGraph g;
+  Graph g;
 };
 
 __global__ void layered_ptr_kernel(Offset* ptr, Index f, Index d, Index n) {
@@ -70,11 +74,11 @@ HostGraph layered_graph(Index f, Index d) {
   const Offset nnz = f + 3 * (d - 1) * f;
   h.ptr = Array<Offset>(std::size_t(n + 1), Backend::Cuda);
   h.idx = Array<Vid>(std::size_t(nnz), Backend::Cuda);
-  layered_ptr_kernel<<<grid_for(n + 1), kBlock>>>(h.ptr.data(), f, d, n);
+  layered_ptr_kernel<<<grid_for(n + 1), kBlock, 0, stream()>>>(h.ptr.data(), f, d, n);
   CUDA_CHECK_LAUNCH();
-  layered_idx_kernel<<<grid_for(nnz), kBlock>>>(h.idx.data(), f, nnz);
+  layered_idx_kernel<<<grid_for(nnz), kBlock, 0, stream()>>>(h.idx.data(), f, nnz);
   CUDA_CHECK_LAUNCH();
-  h.g.n = n;
+  h.g.n = h.g.n_in = n;
   h.g.nnz = nnz;
   h.g.out_ptr = h.ptr.data();
   h.g.out_idx = h.idx.data();
@@ -109,9 +113,9 @@ HostGraph circulant_graph(Index n) {
   h.ptr = Array<Offset>(std::size_t(n + 1), Backend::Cuda);
   h.idx = Array<Vid>(std::size_t(nnz), Backend::Cuda);
   h.in_idx = Array<Vid>(std::size_t(nnz), Backend::Cuda);
-  circulant_kernel<<<grid_for(nnz), kBlock>>>(h.ptr.data(), h.idx.data(), h.in_idx.data(), n, off);
+  circulant_kernel<<<grid_for(nnz), kBlock, 0, stream()>>>(h.ptr.data(), h.idx.data(), h.in_idx.data(), n, off);
   CUDA_CHECK_LAUNCH();
-  h.g.n = n;
+  h.g.n = h.g.n_in = n;
   h.g.nnz = nnz;
   h.g.out_ptr = h.ptr.data();
   h.g.out_idx = h.idx.data();
@@ -122,19 +126,19 @@ HostGraph circulant_graph(Index n) {
 
 // ---- measuring ------------------------------------------------------------------------------
 
-BfsResult run_forced(const DeviceGraph& g, BfsKernel k, bool stats, LevelLoop loop) {
-  KernelPolicy p;
+BfsResult run_forced(const Graph& g, ProductKernel k, bool stats) {
+  ProductPolicy p;
   p.forced = k;
   BfsResult r;
-  run_bfs(g, 0, false, p, Capacities{}, stats, loop, r);
+  fused_bfs(g, 0, false, p, Capacities{}, stats, r);
   return r;
 }
 
 // Best of `reps` whole-search times (after one warm-up run).
-double best_time(const DeviceGraph& g, BfsKernel k, int reps, LevelLoop loop) {
-  run_forced(g, k, false, loop);
+double best_time(const Graph& g, ProductKernel k, int reps) {
+  run_forced(g, k, false);
   double best = 1e300;
-  for (int i = 0; i < reps; ++i) best = std::min(best, run_forced(g, k, false, loop).seconds);
+  for (int i = 0; i < reps; ++i) best = std::min(best, run_forced(g, k, false).seconds);
   return best;
 }
 
@@ -148,52 +152,29 @@ Index crossover(const std::vector<Index>& sizes, const std::vector<bool>& first_
   return Index(std::sqrt(double(sizes[i - 1]) * double(sizes[i])));
 }
 
-void measure_queue_thresholds(KernelPolicy& p, LevelLoop loop) {
+void measure_queue_thresholds(ProductPolicy& p) {
   const Capacities caps;
-  {
-    // Against what follows single-block in this loop (see below).
-    const BfsKernel multi = loop == LevelLoop::Device ? BfsKernel::QueueWarp : BfsKernel::QueueBlock;
-    // Coarse on purpose: with 256 and 1024 added the crossover moved to 1448 and grid:2048:2048
-    // got slower (32.7 against 28.6 ms, docs/PERFORMANCE.md): a layered graph's frontier is
-    // consecutive ids, kinder to one SM's caches than real frontiers, so a finer search here
-    // only sharpens a biased estimate.
-    std::vector<Index> widths = {128, 512, 2048, Index(caps.single_block_queue)};
-    std::vector<bool> wins;
-    for (Index f : widths) {
-      HostGraph h = layered_graph(f, 48);
-      wins.push_back(best_time(h.g, BfsKernel::SingleBlock, 2, loop) <= best_time(h.g, multi, 2, loop));
-    }
-    p.single_block_max = std::min<Index>(crossover(widths, wins), caps.single_block_queue);
+  // Coarse on purpose: with 256 and 1024 added the crossover moved to 1448 and grid:2048:2048
+  // got slower (32.7 against 28.6 ms, docs/PERFORMANCE.md): a layered graph's frontier is
+  // consecutive ids, kinder to one SM's caches than real frontiers, so a finer search here only
+  // sharpens a biased estimate.
+  std::vector<Index> widths = {128, 512, 2048, Index(caps.single_block_queue)};
+  std::vector<bool> wins;
+  for (Index f : widths) {
+    HostGraph h = layered_graph(f, 48);
+    wins.push_back(best_time(h.g, ProductKernel::SingleBlock, 2) <= best_time(h.g, ProductKernel::QueueWarp, 2));
   }
-  if (loop == LevelLoop::Device) {
-    // Inside the persistent kernel (1024-thread blocks) a tile of 1024 frontier vertices
-    // overflows the block queue as soon as it discovers more than caps.block_queue vertices, and
-    // every overflowing vertex then costs a global atomic: in the kernel table of
-    // docs/PERFORMANCE.md (2026-11-22) queue-block lost to queue-warp by up to 1.6x on kron,
-    // urand and randout and won by under 10% on the grid and reg_d3; the layered graphs below,
-    // whose tiles never discover more than their own width, cannot show that. So the device
-    // loop goes from single-block straight to queue-warp.
-    p.block_queue_max = p.single_block_max;
-    return;
-  }
-  {
-    std::vector<Index> widths = {16384, 65536, 262144};
-    std::vector<bool> wins;
-    for (Index f : widths) {
-      HostGraph h = layered_graph(f, 6);
-      wins.push_back(best_time(h.g, BfsKernel::QueueBlock, 2, loop) <= best_time(h.g, BfsKernel::QueueWarp, 2, loop));
-    }
-    p.block_queue_max = std::max<Index>(crossover(widths, wins), p.single_block_max);
-  }
+  p.single_block_max = std::min<Index>(crossover(widths, wins), caps.single_block_queue);
+  p.block_queue_max = p.single_block_max;  // see the note at the top
 }
 
-void measure_direction_thresholds(KernelPolicy& p, LevelLoop loop) {
+void measure_direction_thresholds(ProductPolicy& p) {
   const Index n = Index(1) << 20;
   HostGraph h = circulant_graph(n);
-  run_forced(h.g, BfsKernel::QueueWarp, true, loop);  // warm-up
-  run_forced(h.g, BfsKernel::PullSpmv, true, loop);
-  const BfsResult push = run_forced(h.g, BfsKernel::QueueWarp, true, loop);
-  const BfsResult pull = run_forced(h.g, BfsKernel::PullSpmv, true, loop);
+  run_forced(h.g, ProductKernel::QueueWarp, true);  // warm-up
+  run_forced(h.g, ProductKernel::Pull, true);
+  const BfsResult push = run_forced(h.g, ProductKernel::QueueWarp, true);
+  const BfsResult pull = run_forced(h.g, ProductKernel::Pull, true);
   const std::size_t levels = std::min(push.levels.size(), pull.levels.size());
   if (levels < 3) return;
   // Growing: the first level where pull wins; alpha between its m_u/m_f and the previous one's.
@@ -239,7 +220,7 @@ std::filesystem::path cache_dir() {
   return {};
 }
 
-std::string device_key(std::string& name, LevelLoop loop) {
+std::string device_key(std::string& name) {
   int device = 0, driver = 0, runtime = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   cudaDeviceProp prop{};
@@ -247,8 +228,8 @@ std::string device_key(std::string& name, LevelLoop loop) {
   CUDA_CHECK(cudaDriverGetVersion(&driver));
   CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
   name = prop.name;
-  return "frontier-policy-" + sanitise(name) + "-sm" + std::to_string(prop.multiProcessorCount) + "-drv" +
-         std::to_string(driver) + "-rt" + std::to_string(runtime) + "-" + to_string(loop) + "-loop.json";
+  return "product-policy-" + sanitise(name) + "-sm" + std::to_string(prop.multiProcessorCount) + "-drv" +
+         std::to_string(driver) + "-rt" + std::to_string(runtime) + ".json";
 }
 
 // The number after "key": in a flat JSON object, or NaN.
@@ -263,7 +244,7 @@ double json_number(const std::string& text, const std::string& key) {
   return e == b ? NAN : v;
 }
 
-bool read_cache(const std::filesystem::path& file, KernelPolicy& p) {
+bool read_cache(const std::filesystem::path& file, ProductPolicy& p) {
   std::ifstream in(file);
   if (!in) return false;
   std::stringstream ss;
@@ -273,7 +254,7 @@ bool read_cache(const std::filesystem::path& file, KernelPolicy& p) {
                al = json_number(t, "alpha"), be = json_number(t, "beta"), fmt = json_number(t, "format");
   for (double v : {sb, bq, al, be})
     if (!std::isfinite(v) || v <= 0) return false;
-  if (fmt != 2) return false;  // 2: per level loop
+  if (fmt != 3) return false;  // 3: one policy for the product and the fused BFS
   p.single_block_max = Index(sb);
   p.block_queue_max = Index(bq);
   p.alpha = al;
@@ -281,7 +262,7 @@ bool read_cache(const std::filesystem::path& file, KernelPolicy& p) {
   return true;
 }
 
-void write_cache(const std::filesystem::path& file, const std::string& device, const KernelPolicy& p) {
+void write_cache(const std::filesystem::path& file, const std::string& device, const ProductPolicy& p) {
   std::error_code ec;
   std::filesystem::create_directories(file.parent_path(), ec);
   if (ec) return;
@@ -292,7 +273,7 @@ void write_cache(const std::filesystem::path& file, const std::string& device, c
   {
     std::ofstream out(tmp);
     if (!out) return;
-    out << "{\n  \"format\": 2,\n  \"device\": \"" << quoted << "\",\n  \"single_block_max\": " << p.single_block_max
+    out << "{\n  \"format\": 3,\n  \"device\": \"" << quoted << "\",\n  \"single_block_max\": " << p.single_block_max
         << ",\n  \"block_queue_max\": " << p.block_queue_max << ",\n  \"alpha\": " << p.alpha
         << ",\n  \"beta\": " << p.beta << "\n}\n";
     if (!out) return;
@@ -301,8 +282,8 @@ void write_cache(const std::filesystem::path& file, const std::string& device, c
   if (ec) std::filesystem::remove(tmp, ec);
 }
 
-KernelPolicy calibrate(LevelLoop loop) {
-  KernelPolicy p;  // the defaults
+ProductPolicy calibrate() {
+  ProductPolicy p;  // the defaults
   if (const char* c = std::getenv("GBCUDA_CALIBRATION"); c && std::string(c) == "off") return p;
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
@@ -310,16 +291,17 @@ KernelPolicy calibrate(LevelLoop loop) {
     return p;
   }
   std::string name;
-  const std::string key = device_key(name, loop);
+  const std::string key = device_key(name);
   const std::filesystem::path dir = cache_dir();
   if (!dir.empty() && read_cache(dir / key, p)) return p;
+  if (!persistent_kernels_available()) return p;
   try {
-    KernelPolicy m;
-    measure_queue_thresholds(m, loop);
-    measure_direction_thresholds(m, loop);
+    ProductPolicy m;
+    measure_queue_thresholds(m);
+    measure_direction_thresholds(m);
     p = m;
   } catch (const Error&) {
-    return KernelPolicy{};  // measuring failed: defaults, not cached
+    return ProductPolicy{};  // measuring failed: defaults, not cached
   }
   if (!dir.empty()) write_cache(dir / key, name, p);
   return p;
@@ -327,12 +309,11 @@ KernelPolicy calibrate(LevelLoop loop) {
 
 }  // namespace
 
-KernelPolicy calibrated_policy(LevelLoop loop) {
-  static std::once_flag once[2];
-  static KernelPolicy policy[2];
-  const int i = loop == LevelLoop::Device ? 0 : 1;
-  std::call_once(once[i], [&] { policy[i] = calibrate(loop); });
-  return policy[i];
+ProductPolicy calibrated_product_policy() {
+  static std::once_flag once;
+  static ProductPolicy policy;
+  std::call_once(once, [] { policy = calibrate(); });
+  return policy;
 }
 
-}  // namespace gbcuda::detail::cuda::frontier
+}  // namespace gbcuda::detail::cuda::product

@@ -17,9 +17,8 @@ constexpr int kThreads = 128;
 
 __global__ void __launch_bounds__(kThreads)
     block_per_vertex_level(const Offset* __restrict__ out_ptr, const Vid* __restrict__ out_idx,
-                           const Vid* __restrict__ queue, Vid* __restrict__ next_queue,
-                           unsigned long long* next_size, std::int32_t* level, std::int64_t* parent,
-                           std::int32_t current, LevelCounters* stats) {
+                           const Vid* __restrict__ queue, Vid* __restrict__ next_queue, unsigned long long* next_size,
+                           std::int32_t* level, std::int64_t* parent, std::int32_t current, LevelCounters* stats) {
   const Vid v = queue[blockIdx.x];
   const Offset begin = out_ptr[v], end = out_ptr[v + 1];
   for (Offset e = begin + threadIdx.x; e < end; e += blockDim.x) {
@@ -34,7 +33,7 @@ __global__ void __launch_bounds__(kThreads)
 
 }  // namespace
 
-void block_per_vertex(const frontier::DeviceGraph& g, Index source, bool parents, bool collect_stats, BfsResult& r) {
+void block_per_vertex(const Graph& g, Index source, bool parents, bool collect_stats, BfsResult& r) {
   const Index n = g.n;
   SearchState state(n, source, parents);
   Array<Vid> queue(static_cast<std::size_t>(n), Backend::Cuda);
@@ -61,7 +60,7 @@ void block_per_vertex(const frontier::DeviceGraph& g, Index source, bool parents
     if (collect_stats) {
       const double t = level_timer.stop();
       // edges: exact, the out-degrees of the frontier's vertices.
-      r.levels.push_back({d, frontier_size, static_cast<Index>(c.edges), Direction::Push, BfsKernel::BlockPerVertex, t});
+      r.levels.push_back({d, frontier_size, static_cast<Index>(c.edges), Direction::Push, BfsKernel::Auto, t});
     }
     frontier_size = static_cast<Index>(c.flag);
     std::swap(queue, next_queue);

@@ -1,0 +1,66 @@
+#pragma once
+// Which kernel runs a boolean masked product (vxm/mxv over LorLand, AnyPair, AnySecondI): the one
+// function that decides, for every caller. GBCUDA_HD so that the CUDA backend evaluates it on the
+// device from device-side counts (no host round trip), inside the product's own kernel and inside
+// the fused BFS between levels; the host backend evaluates the same function for its push/pull
+// choice.
+#include "gbcuda/descriptor.hpp"
+#include "gbcuda/types.hpp"
+
+namespace gbcuda::detail {
+
+// What is known about a product before it runs. For a BFS, the input is the frontier.
+struct FrontierInfo {
+  Index frontier_size = 0;           // entries of the input
+  Index previous_frontier_size = 0;  // entries of the input of the product that produced it (0: none)
+  Index frontier_edges = 0;          // out-edges of the input's entries (the work of a push)
+  Index unexplored_edges = 0;        // edges a pull may still have to look at
+  Index n = 0;                       // length of the output
+  bool pulling = false;              // the input was produced by a pull
+};
+
+// Thresholds of the cost model. Defaults are Beamer's (GAP) direction constants and sizes
+// measured on the H100; on the GPU, calibrated_product_policy() (lib/cuda/product/calibrate.cu)
+// replaces them with values measured on the device and caches them per device.
+struct ProductPolicy {
+  ProductKernel forced = ProductKernel::Auto;  // one kernel, or Auto to choose per product
+  double alpha = 15.0;                         // go pull when frontier_edges > unexplored_edges / alpha (while growing)
+  double beta = 18.0;                          // go back to push when frontier_size < n / beta (while shrinking)
+  Index single_block_max = 1024;               // frontier <= this: one block ...
+  Index single_block_max_edges = 32768;        // ... while its out-edges fit one block's work too (one
+                                               // block expanding a 163k-edge Kronecker hub took 0.37 ms
+                                               // on the H100, 2026-11-22; a 4k-vertex grid frontier,
+                                               // 16k edges, 11 us)
+  Index block_queue_max = 1024;                // frontier <= this: block queues; above: warp queues
+};
+
+// The policy a call runs with: `base` (the library's) with a descriptor's choices laid over it.
+// Direction::Push never pulls; Direction::Pull always does; a forced kernel wins over both;
+// alpha/beta of 0 keep the base's.
+GBCUDA_HD inline ProductPolicy policy_for_call(ProductPolicy base, Direction direction, ProductKernel kernel,
+                                               double alpha, double beta) {
+  if (alpha > 0) base.alpha = alpha;
+  if (beta > 0) base.beta = beta;
+  if (direction == Direction::Push) base.alpha = 0.0;  // frontier_edges > unexplored / 0 = inf never holds
+  if (direction == Direction::Pull) base.forced = ProductKernel::Pull;
+  if (kernel != ProductKernel::Auto) base.forced = kernel;
+  return base;
+}
+
+// The kernel for a product described by `l`. `can_pull`: the transpose's rows (the pull's input)
+// are at hand; without them every choice is a push.
+GBCUDA_HD inline ProductKernel choose_product_kernel(const ProductPolicy& p, const FrontierInfo& l,
+                                                     bool can_pull = true) {
+  if (p.forced != ProductKernel::Auto && (p.forced != ProductKernel::Pull || can_pull)) return p.forced;
+  const bool growing = l.frontier_size > l.previous_frontier_size;
+  bool pull = l.pulling;
+  if (!pull && growing && double(l.frontier_edges) > double(l.unexplored_edges) / p.alpha) pull = true;
+  if (pull && !growing && double(l.frontier_size) < double(l.n) / p.beta) pull = false;
+  if (pull && can_pull && p.forced == ProductKernel::Auto) return ProductKernel::Pull;
+  if (l.frontier_size <= p.single_block_max && l.frontier_edges <= p.single_block_max_edges)
+    return ProductKernel::SingleBlock;
+  if (l.frontier_size <= p.block_queue_max) return ProductKernel::QueueBlock;
+  return ProductKernel::QueueWarp;
+}
+
+}  // namespace gbcuda::detail

@@ -1,0 +1,386 @@
+#pragma once
+// The kernel bodies of the boolean masked product: what one block does for one product (one BFS
+// level) of each kernel. Each is a device function that every thread of the block calls,
+// accumulating into counters it is given (the output's tail, the output's out-edges, the edges
+// a pull scanned), and writing through a target (targets.cuh). Two kernels run them: the
+// product kernel of vxm/mxv (product.cu, one product per launch) and the fused BFS
+// (fused_bfs.cu, level after level with a grid barrier in between). Both run one block of 1024
+// threads per SM and read what other blocks wrote in the same launch through L2 (Fresh = true,
+// see load()).
+//
+// Push (push_level), three rungs of the same ladder that differ only in how a new output entry
+// reaches the global output:
+//   queue-global  each new entry reserves its own slot with an atomicAdd on the global tail;
+//   queue-block   one queue per block in shared memory (a shared atomic per entry), copied out
+//                 with one global atomic per block, coalesced; what overflows it spills to the
+//                 global output directly;
+//   queue-warp    per-warp queues in shared memory (warp-aggregated: one vote, no atomic),
+//                 merged into the block queue with one shared atomic per warp, then as above;
+//                 a full warp queue is merged early, a full block queue spills (one global
+//                 atomic per warp).
+// The input is expanded tile by tile with degree binning (expand_tile in common.cuh): rows
+// >= 1024 by the block, >= 32 by a warp.
+#include "cuda/product/targets.cuh"
+
+#if defined(__CUDACC__)
+
+namespace gbcuda::detail::cuda::product {
+
+enum class QueueMode { Global, Block, Warp };
+
+template <class Tgt>
+struct GlobalAppender {
+  const Tgt& t;
+  ull* tail;
+  __device__ void append(bool won, Vid v, Vid p) {
+    if (won) t.write(atomicAdd(tail, 1ull), v, p);
+  }
+  __device__ void tile_end() {}
+};
+
+template <class Tgt>
+struct BlockAppender {
+  const Tgt& t;
+  SmemQueue q;      // block queue (shared)
+  unsigned* count;  // its fill count (may run past cap)
+  unsigned cap;
+  ull* tail;
+  __device__ void append(bool won, Vid v, Vid p) {
+    if (!won) return;
+    const unsigned k = atomicAdd(count, 1u);
+    if (k < cap) {
+      q.v[k] = v;
+      if constexpr (Tgt::kPayload) q.p[k] = p;
+    } else {
+      t.write(atomicAdd(tail, 1ull), v, p);  // block queue full: straight to the global output
+    }
+  }
+  __device__ void tile_end() {}
+};
+
+// Each warp owns a contiguous slice of `cap` entries; the lanes of one append write consecutive
+// entries (rank among the winners), so a warp's stores hit 32 different banks.
+template <class Tgt>
+struct WarpAppender {
+  const Tgt& t;
+  SmemQueue wq;    // this warp's queue (shared)
+  unsigned cap;    // its capacity
+  unsigned count;  // its fill count, identical in every lane
+  SmemQueue bq;    // block queue (shared)
+  unsigned* bcount;
+  unsigned bcap;
+  ull* tail;
+
+  // Moves the warp queue into the block queue (whole warp).
+  __device__ void flush_warp() {
+    __syncwarp();  // the lanes' stores to wq are visible to the warp
+    for (unsigned k = 0; k < count; k += 32) {
+      const unsigned i = k + lane_id();
+      const bool h = i < count;
+      Vid p = 0;
+      if constexpr (Tgt::kPayload) p = h ? wq.p[i] : 0;
+      warp_push(h, h ? wq.v[i] : 0, p, bq, bcount, bcap, t, tail);
+    }
+    __syncwarp();  // every lane has read wq before it is refilled
+    count = 0;
+  }
+  __device__ void append(bool won, Vid v, Vid p) {
+    const unsigned m = __ballot_sync(kFullMask, won);
+    if (m == 0) return;
+    const unsigned c = __popc(m);
+    if (count + c > cap) {
+      flush_warp();
+      if (c > cap) {  // tiny warp queue: this batch goes to the block queue directly
+        warp_push(won, v, p, bq, bcount, bcap, t, tail);
+        return;
+      }
+    }
+    if (won) {
+      const unsigned slot = count + __popc(m & lanes_below());
+      wq.v[slot] = v;
+      if constexpr (Tgt::kPayload) wq.p[slot] = p;
+    }
+    count += c;
+  }
+  __device__ void tile_end() { flush_warp(); }
+};
+
+// Where a product's contributions go.
+struct LevelCounters {
+  ull* tail;        // the output's fill count (slots are reserved here)
+  ull* next_edges;  // out-edges of the output's entries
+  ull* examined;    // pull: in-edges scanned
+};
+
+// Block-shared scratch of the push bodies. `count` must be 0 and `big.owner` INT_MAX on entry;
+// both are again on exit.
+struct PushShared {
+  unsigned count;
+  ull base, sum;
+  BigRow big;
+};
+
+// Entries per shared-memory queue slot: the entry, and its payload when the target has one.
+template <class Tgt>
+constexpr std::size_t slot_bytes() {
+  return Tgt::kPayload ? 2 * sizeof(Vid) : sizeof(Vid);
+}
+
+// Dynamic shared memory a push body needs (block queue, then one warp queue per warp).
+template <class Tgt>
+std::size_t push_smem_bytes(QueueMode m, const Capacities& caps, int threads) {
+  std::size_t entries = 0;
+  if (m != QueueMode::Global) entries += std::size_t(std::max(caps.block_queue, 0));
+  if (m == QueueMode::Warp) entries += std::size_t(std::max(caps.warp_queue, 0)) * std::size_t(threads / 32);
+  return entries * slot_bytes<Tgt>();
+}
+
+// The shared-memory queues of a push body, laid out in `smem`: the block queue's entries and
+// payloads, then each warp's.
+template <class Tgt>
+__device__ void push_queues(Vid* smem, unsigned bcap, unsigned wcap, SmemQueue& bq, SmemQueue& wq) {
+  const unsigned warps = blockDim.x / 32;
+  bq.v = smem;
+  bq.p = Tgt::kPayload ? smem + bcap : nullptr;
+  Vid* w0 = smem + (Tgt::kPayload ? 2 : 1) * bcap;
+  const unsigned warp = threadIdx.x / 32;
+  wq.v = w0 + warp * wcap;
+  wq.p = Tgt::kPayload ? w0 + warps * wcap + warp * wcap : nullptr;
+}
+
+// One push: the input `in` (size `size`) into the target's output, in tiles spread over the
+// blocks [0, blocks) of which this is `block`.
+template <QueueMode M, bool Fresh, class Tgt>
+__device__ void push_level(const Tgt& t, int lvl, const Vid* in, Index size, LevelCounters k, Vid* smem, PushShared& s,
+                           unsigned blocks, unsigned block) {
+  const unsigned bcap = unsigned(t.caps.block_queue > 0 ? t.caps.block_queue : 0);
+  const unsigned wcap = unsigned(t.caps.warp_queue > 0 ? t.caps.warp_queue : 0);
+  SmemQueue bq, wq;
+  push_queues<Tgt>(smem, bcap, wcap, bq, wq);
+  auto make = [&] {
+    if constexpr (M == QueueMode::Global) return GlobalAppender<Tgt>{t, k.tail};
+    else if constexpr (M == QueueMode::Block) return BlockAppender<Tgt>{t, bq, &s.count, bcap, k.tail};
+    else return WarpAppender<Tgt>{t, wq, wcap, 0u, bq, &s.count, bcap, k.tail};
+  };
+  auto app = make();
+  ull new_edges = 0;
+  // A block's tile: its share of the input in whole warps, at most blockDim.x. An input
+  // narrower than the grid is spread over many blocks, one warp each, rather than packed into a
+  // few full blocks: a level's memory transactions then issue from many SMs at once (a
+  // 1000-vertex grid frontier in one SM costs ~9 us, bound by that SM's L2 requests).
+  const Index share = (size + blocks - 1) / blocks;
+  const Index width = min(Index(blockDim.x), max(Index(32), (share + 31) / 32 * 32));
+  for (Index tile = Index(block) * width; tile < size; tile += Index(blocks) * width) {  // block-uniform
+    expand_tile<Fresh>(t, lvl, in, min(size, tile + width), tile, app, &s.big, new_edges);
+    if constexpr (M != QueueMode::Global) {
+      app.tile_end();
+      flush_block_queue(bq, &s.count, bcap, t, k.tail, &s.base);
+    }
+  }
+  block_add(new_edges, k.next_edges, &s.sum);
+}
+
+// A few long rows (an input of at most kFewRows entries holding many edges, e.g. the first
+// level from a Kronecker hub): one block per row would leave the other SMs idle, so the rows'
+// edges are laid end to end and cut into chunks of kChunkEdges, a block per chunk. Each block
+// finds the row of each of its edges from the rows' prefix sums (at most kFewRows, in shared
+// memory) and appends through its block queue.
+inline constexpr Index kFewRows = 32;
+inline constexpr Offset kFewRowsMinEdges = 16384;
+inline constexpr Offset kChunkEdges = 2048;
+
+GBCUDA_HD inline bool few_long_rows(Index size, Index edges) { return size <= kFewRows && edges >= kFewRowsMinEdges; }
+
+struct FewRowsShared {
+  Offset start[kFewRows + 1];
+  Offset begin[kFewRows];
+  Vid u[kFewRows];
+  unsigned count;
+  ull base, sum;
+};
+
+template <bool Fresh, class Tgt>
+__device__ void few_rows_level(const Tgt& t, int lvl, const Vid* in, Index size, LevelCounters k, Vid* smem,
+                               FewRowsShared& s) {
+  if (threadIdx.x == 0) {
+    Offset acc = 0;
+    for (Index i = 0; i < size; ++i) {
+      const Vid u = load<Fresh>(in + i);
+      s.u[i] = u;
+      s.begin[i] = t.g.out_ptr[u];
+      s.start[i] = acc;
+      acc += t.g.out_ptr[u + 1] - t.g.out_ptr[u];
+    }
+    s.start[size] = acc;
+    s.count = 0;
+  }
+  __syncthreads();
+  const Offset total = s.start[size];
+  const unsigned bcap = unsigned(t.caps.block_queue > 0 ? t.caps.block_queue : 0);
+  SmemQueue bq{smem, Tgt::kPayload ? smem + bcap : nullptr};
+  BlockAppender<Tgt> app{t, bq, &s.count, bcap, k.tail};
+  ull new_edges = 0;
+  for (Offset chunk = Offset(blockIdx.x) * kChunkEdges; chunk < total; chunk += Offset(gridDim.x) * kChunkEdges) {
+    const Offset end = min(chunk + kChunkEdges, total);
+    for (Offset base = chunk; base < end; base += blockDim.x) {  // block-uniform bounds
+      const Offset e = base + threadIdx.x;
+      const bool h = e < end;
+      Index r = 0;
+      if (h)
+        while (r + 1 < size && s.start[r + 1] <= e) ++r;
+      visit(t, lvl, h, h ? t.g.out_idx[s.begin[r] + (e - s.start[r])] : 0, s.u[r], app, new_edges);
+    }
+    flush_block_queue(bq, &s.count, bcap, t, k.tail, &s.base);
+  }
+  block_add(new_edges, k.next_edges, &s.sum);
+}
+
+// One pull (bottom-up, masked SpMV over the pull rows with early exit): each candidate output
+// (the target says which: unvisited vertices, or what the mask allows) scans its in-edges and
+// stops at the first input entry in the frontier bitmap `fin`. One warp owns one 32-output word,
+// so the word's result comes from one vote and the target commits it with one store; the new
+// entries are appended with one atomic per warp.
+template <bool Fresh, class Tgt>
+__device__ void pull_level(const Tgt& t, int lvl, const std::uint32_t* fin, LevelCounters k, ull* s_sum) {
+  const Index n = t.g.n;
+  const Index words = (n + 31) / 32;
+  const Index nwarps = grid_threads() / 32;
+  const unsigned lane = lane_id();
+  ull new_edges = 0, examined = 0;
+  for (Index w = global_thread() / 32; w < words; w += nwarps) {  // warp-uniform
+    const std::uint32_t cand = t.pull_candidates(w);
+    if (cand == 0) {
+      if (lane == 0) t.pull_commit(w, 0u);
+      continue;
+    }
+    const Index v = w * 32 + lane;
+    bool found = false, best = false;
+    Vid par = 0;
+    if ((cand >> lane) & 1u) {
+      const Offset b = t.g.in_ptr[v], e = t.g.in_ptr[v + 1];
+      examined += static_cast<ull>(e - b);
+      for (Offset p = b; p < e; ++p) {
+        const Vid u = t.g.in_idx[p];
+        const int h = t.template pull_hit<Fresh>(fin, u);
+        if constexpr (Tgt::kTerms) {  // keep looking past a false term for a true one
+          if (h == 0) continue;
+          if (!found || h == 2) par = u;
+          found = true;
+          best = h == 2;
+          if (best) break;
+        } else if (h != 0) {  // any entry ends the search
+          found = best = true;
+          par = u;
+          break;
+        }
+      }
+    }
+    const unsigned m = __ballot_sync(kFullMask, found);
+    if (lane == 0) t.pull_commit(w, m);
+    if (m == 0) continue;
+    if (found) t.won(Vid(v), par, lvl, new_edges);
+    ull base = 0;
+    if (lane == 0) base = atomicAdd(k.tail, ull(__popc(m)));
+    base = __shfl_sync(kFullMask, base, 0);
+    if (found) t.write(base + __popc(m & lanes_below()), Vid(v), t.pull_payload(par, best));
+  }
+  block_add(new_edges, k.next_edges, s_sum);
+  block_add(examined, k.examined, s_sum);
+}
+
+// Warp-aggregated appends into the single block's shared next queue, spilling to the output.
+template <class Tgt>
+struct SingleAppender {
+  const Tgt& t;
+  SmemQueue q;
+  unsigned* count;
+  unsigned cap;
+  ull* tail;
+  __device__ void append(bool won, Vid v, Vid p) { warp_push(won, v, p, q, count, cap, t, tail); }
+};
+
+struct SingleShared {
+  unsigned count;
+  ull sum, size, kept, spilled;
+  int level, go;
+  BigRow big;
+};
+
+// Dynamic shared memory of the single-block body: two queues of caps.single_block_queue slots.
+template <class Tgt>
+std::size_t single_block_smem_bytes(const Capacities& caps) {
+  return 2 * std::size_t(std::max(caps.single_block_queue, 0)) * slot_bytes<Tgt>();
+}
+
+// The single-block body: ONE block (1024 threads) runs narrow levels back to back, with
+// __syncthreads() between them and the frontier in shared memory (two ping-pong queues of
+// caps.single_block_queue slots). After every level thread 0 closes it (advance() on `c`,
+// which only thread 0 reads or writes) and the block goes on while the policy still says
+// single-block, the new frontier fit its queue and fewer than max_levels ran. Otherwise it hands
+// over: the new frontier is written to the target's output. A frontier that overflows the shared
+// queue spills its extra entries to the output as they are found (warp-aggregated, one global
+// atomic per warp on `tail`, which must be 0 on entry), so nothing is lost. The first level
+// reads `in` (global memory, FreshIn as in expand_tile). On return c.next_size is 0 and c holds
+// the handed-over frontier; the output holds its c.frontier_size entries. A product runs one
+// level (max_levels 1); the fused BFS runs as many as the policy allows.
+template <bool FreshIn, class Tgt>
+__device__ void single_block_levels(const Tgt& t, const LevelRule& rule, Control& c, const Vid* in, ull* tail,
+                                    LevelRecord* records, int max_levels, Vid* smem, SingleShared& s) {
+  const unsigned cap = unsigned(t.caps.single_block_queue > 0 ? t.caps.single_block_queue : 0);
+  SmemQueue qa{smem, Tgt::kPayload ? smem + cap : nullptr};
+  Vid* second = smem + (Tgt::kPayload ? 2 : 1) * cap;
+  SmemQueue qb{second, Tgt::kPayload ? second + cap : nullptr};
+  if (threadIdx.x == 0) {
+    s.size = c.frontier_size;
+    s.level = c.level;
+    s.count = 0;
+    s.big.owner = INT_MAX;
+  }
+  __syncthreads();
+
+  const Vid* cur = in;
+  SmemQueue next = qa;
+  int done = 0;  // levels run (thread 0's copy is the one used)
+  for (bool first = true;; first = false) {
+    const Index size = Index(s.size);
+    const int lvl = s.level;
+    const ull t0 = records && threadIdx.x == 0 ? globaltimer_ns() : 0;
+    SingleAppender<Tgt> app{t, next, &s.count, cap, tail};
+    ull new_edges = 0;
+    for (Index tile = 0; tile < size; tile += blockDim.x) {
+      const Index end = min(size, tile + Index(blockDim.x));
+      if (first) expand_tile<FreshIn>(t, lvl, cur, end, tile, app, &s.big, new_edges);
+      else expand_tile<false>(t, lvl, cur, end, tile, app, &s.big, new_edges);  // shared memory
+    }
+    block_sum(new_edges, &s.sum);  // also: every append of this level is done
+    if (threadIdx.x == 0) {
+      if (records)
+        records[done] = {c.frontier_size, c.frontier_edges, t0, globaltimer_ns(), int(ProductKernel::SingleBlock), 0};
+      const unsigned kept = min(s.count, cap);
+      const ull spilled = s.count - kept;  // every append past `cap` went to the output
+      advance(c, kept + spilled, s.sum, false, rule);
+      ++done;
+      s.go = c.frontier_size > 0 && spilled == 0 && c.kernel == int(ProductKernel::SingleBlock) && done < max_levels;
+      s.kept = kept;
+      s.spilled = spilled;
+      s.size = c.frontier_size;
+      s.level = c.level;
+      s.count = 0;
+    }
+    __syncthreads();
+    if (!s.go) {
+      // Hand over: spilled entries are output[0, spilled); the shared ones follow them.
+      const ull kept = s.kept, spilled = s.spilled;
+      for (ull k = threadIdx.x; k < kept; k += blockDim.x)
+        t.write(spilled + k, next.v[k], Tgt::kPayload ? next.p[k] : 0);
+      break;
+    }
+    cur = next.v;
+    next = next.v == qa.v ? qb : qa;
+  }
+  if (threadIdx.x == 0) c.next_size = 0;  // the spilled slots now belong to the handed-over frontier
+}
+
+}  // namespace gbcuda::detail::cuda::product
+
+#endif  // __CUDACC__

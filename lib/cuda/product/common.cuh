@@ -1,0 +1,325 @@
+#pragma once
+// Pieces shared by the kernel bodies of the boolean masked product (bodies.cuh) and by the two
+// kernels that run them: the product kernel of vxm/mxv (product.cu) and the fused BFS
+// (fused_bfs.cu). Here: the graph view, queue capacities, the control block of a chain of
+// products and its per-level decision, the claim of an output entry, the appenders' building
+// blocks, block sums, and the degree-binned expansion of a tile of input entries.
+//
+// A body does not know what it writes: a Target does (targets.cuh). The fused BFS's target marks
+// the visited bitmap and writes levels and parents in place; the product's target leaves the
+// mask alone, claims entries in its own bitmap and writes the output vector's (index, value)
+// lists. Bodies call the target through:
+//   claim(v)                    true for exactly one caller per new output entry v (push)
+//   won(v, u, lvl, new_edges)   after a claim (or a pull find): v reached from input entry u
+//   payload(u)                  what an appender carries to write() for an entry reached from u
+//   write(pos, v, payload)      the output's slot pos
+//   pull_candidates(w) / pull_hit(u, term) / pull_commit(w, found)   the pull's word of 32 outputs
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+
+#include "cuda/cuda_check.cuh"
+#include "cuda/product/product.hpp"
+
+namespace gbcuda::detail::cuda::product {
+
+using ull = unsigned long long;
+inline constexpr unsigned kFullMask = 0xffffffffu;
+inline constexpr int kThreads = 1024;         // block size of the product and fused kernels
+inline constexpr Offset kWarpDegree = 32;     // rows this long are expanded by a warp ...
+inline constexpr Offset kBlockDegree = 1024;  // ... and rows this long by the whole block
+
+// What decides the next level of a chain of products (the fused BFS, and the single-block body's
+// levels): the policy, the queue capacities, the output length, whether pull is possible.
+struct LevelRule {
+  ProductPolicy policy;
+  Capacities caps;
+  Index n = 0;
+  bool can_pull = false;
+};
+
+// The state of a chain of products that decides the next one; lives in device memory (fused
+// BFS) or in a thread's registers (the single-block body). Counters a kernel accumulates
+// (next_*, examined) are reset by advance() when a level closes. `queue` and `bitmap` are kept
+// by the fused kernel only (which of the two queues / frontier bitmaps holds the frontier), so
+// that a later launch resumes where it stopped.
+struct Control {
+  ull frontier_size;     // entries of the current frontier (the queue `in`)
+  ull frontier_edges;    // their out-edges
+  ull prev_size;         // the frontier before it
+  ull unexplored_edges;  // nnz minus the out-edges of every frontier expanded so far
+  ull next_size;         // the next frontier's tail: kernels reserve queue slots here
+  ull next_edges;        // out-edges of the next frontier
+  ull examined;          // pull: in-edges scanned, cumulative
+  int level;             // the level the next expansion produces (1 = the source's neighbours)
+  int pulling;           // the last expansion was a pull
+  int kernel;            // ProductKernel chosen for the next expansion
+  unsigned blocks_done;  // unused (kept for the layout)
+  int queue;             // fused kernel: queues[queue] holds the frontier
+  int bitmap;            // fused kernel: bitmaps[bitmap] holds it too while `pulling`
+};
+
+// One level as the kernels saw it, for statistics (written only when they are collected).
+struct LevelRecord {
+  ull frontier_size;
+  ull edges;       // push: out-edges of the frontier; pull: in-edges scanned
+  ull t_begin_ns;  // %globaltimer around the level (device clock, ns)
+  ull t_end_ns;
+  int kernel;  // ProductKernel
+  int pad;
+};
+
+// The next kernel for the frontier described by c (c.pulling: the expansion that produced it
+// pulled), by the library's one policy, plus the single-block queue's capacity.
+GBCUDA_HD inline int next_kernel(const Control& c, const LevelRule& r) {
+  FrontierInfo info;
+  info.frontier_size = Index(c.frontier_size);
+  info.previous_frontier_size = Index(c.prev_size);
+  info.frontier_edges = Index(c.frontier_edges);
+  info.unexplored_edges = Index(c.unexplored_edges);
+  info.n = r.n;
+  info.pulling = c.pulling != 0;
+  ProductKernel k = choose_product_kernel(r.policy, info, r.can_pull);
+  if (k == ProductKernel::SingleBlock && info.frontier_size > Index(r.caps.single_block_queue))
+    k = ProductKernel::QueueBlock;
+  return static_cast<int>(k);
+}
+
+// Closes a level: the counters of the next frontier become the current ones and the next
+// kernel is chosen. One thread calls it, once every contribution to next_* is complete.
+GBCUDA_HD inline void advance(Control& c, ull next_size, ull next_edges, bool was_pull, const LevelRule& r) {
+  c.unexplored_edges = c.unexplored_edges > c.frontier_edges ? c.unexplored_edges - c.frontier_edges : 0;
+  c.prev_size = c.frontier_size;
+  c.frontier_size = next_size;
+  c.frontier_edges = next_edges;
+  c.next_size = 0;
+  c.next_edges = 0;
+  c.level += 1;
+  c.pulling = was_pull ? 1 : 0;
+  c.kernel = next_kernel(c, r);
+}
+
+#if defined(__CUDACC__)
+
+__device__ __forceinline__ unsigned lane_id() { return threadIdx.x & 31u; }
+
+// A load of data another block may have written during this launch (across a grid barrier):
+// from L2, never a stale L1 line. Plain load when not Fresh (data written by an earlier launch,
+// whose L1 lines the launch boundary invalidated).
+template <bool Fresh, class T>
+__device__ __forceinline__ T load(const T* p) {
+  if constexpr (Fresh) return __ldcg(p);
+  else return *p;
+}
+
+__device__ __forceinline__ ull globaltimer_ns() {
+  ull t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+__device__ __forceinline__ unsigned lanes_below() { return (1u << lane_id()) - 1u; }
+
+// True for exactly one caller per vertex: the one whose atomicOr sets v's bit. The plain read
+// first skips most bits already set (a stale read only costs the atomic).
+__device__ __forceinline__ bool claim_bit(std::uint32_t* bits, Vid v) {
+  const std::uint32_t bit = 1u << (v & 31);
+  if (__ldcg(bits + (v >> 5)) & bit) return false;
+  return !(atomicOr(bits + (v >> 5), bit) & bit);
+}
+
+// Visits edge u -> v (when `have`) and hands the outcome to the appender; the whole warp calls
+// it together (appenders use warp votes).
+template <class Tgt, class Appender>
+__device__ __forceinline__ void visit(const Tgt& t, int lvl, bool have, Vid v, Vid u, Appender& app, ull& new_edges) {
+  const bool won = have && t.claim(v);
+  if (won) t.won(v, u, lvl, new_edges);
+  app.append(won, v, t.payload(u));
+}
+
+// Short rows are walked kShortBatch edges per step: the step's index loads, then its claims, are
+// independent of each other, so their memory latencies overlap instead of adding up.
+inline constexpr int kShortBatch = 4;
+
+// Shared state of the block-cooperative expansion (one row >= kBlockDegree at a time).
+struct BigRow {
+  int owner;  // INT_MAX when free
+  Vid u;
+  Offset begin, end;
+};
+
+// Expands the input entries [tile, min(end, tile + blockDim.x)) of `in` along the push rows:
+// rows of kBlockDegree or more by the whole block, rows of kWarpDegree or more by a warp, the rest
+// by their own thread. Every thread of the block calls it (it synchronizes the block); warps stay
+// converged around every append. `big->owner` must be INT_MAX on entry (and is on exit).
+// FreshIn: `in` was written during this launch (see load()).
+template <bool FreshIn, class Tgt, class Appender>
+__device__ void expand_tile(const Tgt& t, int lvl, const Vid* in, Index end, Index tile, Appender& app, BigRow* big,
+                            ull& new_edges) {
+  const Index i = tile + threadIdx.x;
+  Vid u = 0;
+  Offset beg = 0, deg = 0;
+  if (i < end) {
+    u = load<FreshIn>(in + i);
+    beg = t.g.out_ptr[u];
+    deg = t.g.out_ptr[u + 1] - beg;
+  }
+  const Vid* idx = t.g.out_idx;
+
+  // 1. Huge rows: the block takes them one at a time (lowest thread first).
+  while (__syncthreads_or(deg >= kBlockDegree)) {
+    if (deg >= kBlockDegree) atomicMin(&big->owner, int(threadIdx.x));
+    __syncthreads();
+    if (int(threadIdx.x) == big->owner) {
+      big->u = u;
+      big->begin = beg;
+      big->end = beg + deg;
+      deg = 0;
+    }
+    __syncthreads();
+    const Vid bu = big->u;
+    const Offset bb = big->begin, be = big->end;
+    __syncthreads();  // everyone has read big before it is reset
+    if (threadIdx.x == 0) big->owner = INT_MAX;
+    for (Offset base = bb; base < be; base += blockDim.x) {  // block-uniform bounds
+      const Offset e = base + threadIdx.x;
+      const bool h = e < be;
+      visit(t, lvl, h, h ? idx[e] : 0, bu, app, new_edges);
+    }
+  }
+
+  // 2. Long rows: the warp takes them one at a time.
+  unsigned want;
+  while ((want = __ballot_sync(kFullMask, deg >= kWarpDegree)) != 0) {
+    const int leader = __ffs(want) - 1;
+    const Vid wu = __shfl_sync(kFullMask, u, leader);
+    const Offset wb = __shfl_sync(kFullMask, beg, leader);
+    const Offset we = wb + __shfl_sync(kFullMask, deg, leader);
+    if (int(lane_id()) == leader) deg = 0;
+    for (Offset base = wb; base < we; base += 32) {  // warp-uniform bounds
+      const Offset e = base + lane_id();
+      const bool h = e < we;
+      visit(t, lvl, h, h ? idx[e] : 0, wu, app, new_edges);
+    }
+  }
+
+  // 3. Short rows (< kWarpDegree): each thread its own, the warp iterating together, a batch of
+  //    kShortBatch edges per step (all loads, then all claims, then the appends).
+  for (Offset j = 0; __any_sync(kFullMask, j < deg); j += kShortBatch) {
+    Vid v[kShortBatch];
+    bool won[kShortBatch];
+#pragma unroll
+    for (int k = 0; k < kShortBatch; ++k) {
+      won[k] = j + k < deg;
+      v[k] = won[k] ? idx[beg + j + k] : 0;
+    }
+#pragma unroll
+    for (int k = 0; k < kShortBatch; ++k) won[k] = won[k] && t.claim(v[k]);
+#pragma unroll
+    for (int k = 0; k < kShortBatch; ++k) {
+      if (won[k]) t.won(v[k], u, lvl, new_edges);
+      app.append(won[k], v[k], t.payload(u));
+    }
+  }
+}
+
+// Shared-memory queue: entries (and, when the target carries one, a payload per entry).
+struct SmemQueue {
+  Vid* v;
+  Vid* p;  // payloads, or null
+};
+
+// Warp-aggregated push of one entry per lane (when `have`) into a shared queue of `cap` entries
+// whose fill count is *count (which may run past cap); what does not fit goes straight to the
+// target's output with one global atomic on `tail` for the warp. The whole warp calls it.
+template <class Tgt>
+__device__ __forceinline__ void warp_push(bool have, Vid v, Vid p, SmemQueue q, unsigned* count, unsigned cap,
+                                          const Tgt& t, ull* tail) {
+  const unsigned m = __ballot_sync(kFullMask, have);
+  if (m == 0) return;
+  const unsigned rank = __popc(m & lanes_below());
+  unsigned base = 0;
+  if (lane_id() == 0) base = atomicAdd(count, unsigned(__popc(m)));
+  base = __shfl_sync(kFullMask, base, 0);
+  const bool spill = have && base + rank >= cap;
+  if (have && !spill) {
+    q.v[base + rank] = v;
+    if constexpr (Tgt::kPayload) q.p[base + rank] = p;
+  }
+  const unsigned sm = __ballot_sync(kFullMask, spill);
+  if (sm == 0) return;
+  ull gbase = 0;
+  if (lane_id() == 0) gbase = atomicAdd(tail, ull(__popc(sm)));
+  gbase = __shfl_sync(kFullMask, gbase, 0);
+  if (spill) t.write(gbase + __popc(sm & lanes_below()), v, p);
+}
+
+// Copies the block queue (min(*count, cap) entries) to the target's output with one atomic for
+// the block, coalesced, and empties it. Every thread of the block calls it.
+template <class Tgt>
+__device__ __forceinline__ void flush_block_queue(SmemQueue q, unsigned* count, unsigned cap, const Tgt& t, ull* tail,
+                                                  ull* s_base) {
+  __syncthreads();  // every append to q is done
+  const unsigned c = min(*count, cap);
+  if (threadIdx.x == 0 && c > 0) *s_base = atomicAdd(tail, ull(c));
+  __syncthreads();
+  if (c > 0) {
+    const ull base = *s_base;
+    for (unsigned k = threadIdx.x; k < c; k += blockDim.x) t.write(base + k, q.v[k], Tgt::kPayload ? q.p[k] : 0);
+  }
+  __syncthreads();  // everyone has read count, s_base and q
+  if (threadIdx.x == 0) *count = 0;
+}
+
+// Block-wide sum of `v` into *s_sum, valid for every thread on return. Every thread calls it;
+// *s_sum must not be read by anyone between two calls without a barrier in between.
+__device__ __forceinline__ void block_sum(ull v, ull* s_sum) {
+  __syncthreads();  // earlier readers of *s_sum are done
+  if (threadIdx.x == 0) *s_sum = 0;
+  __syncthreads();
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(kFullMask, v, o);
+  if (lane_id() == 0 && v) atomicAdd(s_sum, v);
+  __syncthreads();
+}
+
+// Block-wide sum of `v` added to *total with one atomic. Every thread calls it.
+__device__ __forceinline__ void block_add(ull v, ull* total, ull* s_sum) {
+  block_sum(v, s_sum);
+  if (threadIdx.x == 0 && *s_sum) atomicAdd(total, *s_sum);
+}
+
+// A copy of the control block that bypasses L1 (volatile reads): other blocks updated it.
+__device__ inline Control load_control(const Control* p) {
+  const volatile Control* v = p;
+  Control c;
+  c.frontier_size = v->frontier_size;
+  c.frontier_edges = v->frontier_edges;
+  c.prev_size = v->prev_size;
+  c.unexplored_edges = v->unexplored_edges;
+  c.next_size = v->next_size;
+  c.next_edges = v->next_edges;
+  c.examined = v->examined;
+  c.level = v->level;
+  c.pulling = v->pulling;
+  c.kernel = v->kernel;
+  c.blocks_done = v->blocks_done;
+  c.queue = v->queue;
+  c.bitmap = v->bitmap;
+  return c;
+}
+
+#endif  // __CUDACC__
+
+// Dynamic shared memory a kernel may use without opting in.
+inline constexpr std::size_t kDefaultDynamicSmem = 48 * 1024;
+
+// Opts `kernel` in to `bytes` of dynamic shared memory when that is more than it was allowed so
+// far (`raised`: a static per kernel at the call site).
+template <class Kernel>
+void allow_dynamic_smem(Kernel* kernel, std::size_t bytes, std::size_t& raised) {
+  if (bytes <= raised) return;
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+  raised = bytes;
+}
+
+}  // namespace gbcuda::detail::cuda::product

@@ -1,0 +1,323 @@
+// The fused BFS: the whole search in ONE cooperative launch, the same kernel bodies and the same
+// policy as the product of vxm/mxv (bodies.cuh, choose_product_kernel), with the BFS's own
+// target (FusedTarget: visited bitmap as mask and claim, levels and parents written in place).
+// Every block runs every level, a grid barrier separates levels, and after each barrier every
+// block closes the level itself from the same counters (advance(): the next frontier's size and
+// out-edges, the policy), so all blocks agree on the next body without any host involvement.
+// Narrow phases run the single-block body in block 0 while the other blocks wait at the barrier.
+//
+// Why: the same search written with public calls (vxm, assign, nvals per level) costs a launch
+// or two and one read-back per level, ~20 us on the H100; a grid barrier costs ~1.2-1.4 us
+// (132-264 blocks), and a CUDA graph WHILE node with IF-node dispatch measured ~13 us an
+// iteration (docs/PERFORMANCE.md, 2026-11-22).
+//
+// Counters: level `it` of this launch accumulates into slots[it % 3]; block 0 zeroes
+// slots[(it + 1) % 3] at the top of level `it`: that slot was last read right after the barrier
+// that closed level it - 2, and everyone has passed another barrier since; its next writers
+// come after the barrier that closes level `it`.
+// Coherence: data written by another block in this launch (queues, frontier bitmaps, visited
+// words, the counters) is read from L2 (load<true>, __ldcg), never from a possibly stale L1 line.
+#include <cooperative_groups.h>
+
+#include <algorithm>
+#include <climits>
+#include <string>
+#include <vector>
+
+#include "cuda/product/bodies.cuh"
+
+namespace gbcuda::detail::cuda::product {
+namespace {
+
+namespace cg = cooperative_groups;
+
+struct LevelSlot {
+  ull next_size, next_edges, examined, pad;
+};
+
+struct FusedArgs {
+  FusedTarget t;  // out and fout are set per level
+  LevelRule rule;
+  Control* ctl = nullptr;
+  Vid* queues[2] = {nullptr, nullptr};
+  std::uint32_t* bitmaps[2] = {nullptr, nullptr};  // null without in-edges
+  LevelSlot* slots = nullptr;                      // 3, zeroed before each launch
+  LevelRecord* records = nullptr;                  // max_levels entries, or null
+  int max_levels = 0;
+};
+
+std::size_t fused_smem_bytes(const Capacities& caps) {
+  return std::max({single_block_smem_bytes<FusedTarget>(caps),
+                   push_smem_bytes<FusedTarget>(QueueMode::Warp, caps, kThreads),
+                   push_smem_bytes<FusedTarget>(QueueMode::Block, caps, kThreads)});
+}
+
+__global__ void init_kernel(FusedArgs a, Index source) {
+  if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  const Vid s = Vid(source);
+  a.t.level[s] = 0;
+  if (a.t.parent) a.t.parent[s] = source;
+  a.t.visited[s >> 5] |= 1u << (s & 31);
+  a.queues[0][0] = s;
+  Control c{};
+  c.frontier_size = 1;
+  c.frontier_edges = static_cast<ull>(a.t.g.out_ptr[s + 1] - a.t.g.out_ptr[s]);
+  c.prev_size = 0;
+  c.unexplored_edges = static_cast<ull>(a.t.g.nnz);
+  c.level = 1;
+  c.pulling = 0;
+  c.kernel = next_kernel(c, a.rule);
+  c.queue = 0;
+  c.bitmap = 0;
+  *a.ctl = c;
+}
+
+// One block of 1024 threads per SM (64 registers a thread). Capping registers at 32 for two
+// blocks per SM was measured slower on every graph of the standard set (docs/PERFORMANCE.md).
+__global__ void __launch_bounds__(kThreads, 1) fused_kernel(FusedArgs a) {
+  extern __shared__ Vid smem[];  // the bodies' queues, one body at a time
+  __shared__ Control s_c;        // this block's copy of the control (thread 0 writes it)
+  __shared__ PushShared ps;
+  __shared__ FewRowsShared fs;
+  __shared__ SingleShared ss;
+  __shared__ ull s_sum;
+  cg::grid_group grid = cg::this_grid();
+  if (threadIdx.x == 0) {
+    s_c = load_control(a.ctl);
+    ps.count = 0;
+    ps.big.owner = INT_MAX;
+  }
+  __syncthreads();
+  int cur = s_c.queue, bm = s_c.bitmap;
+  const int last_level = int(a.t.g.n) + 1;  // a guard only: a BFS has at most n levels
+  int recorded = 0;
+  for (unsigned it = 0;; ++it) {
+    const Control c = s_c;
+    if (c.frontier_size == 0 || recorded >= a.max_levels || c.level > last_level) break;
+    LevelSlot* slot = a.slots + it % 3;
+    ull t0 = 0;
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+      LevelSlot* z = a.slots + (it + 1) % 3;
+      z->next_size = z->next_edges = z->examined = 0;
+      t0 = globaltimer_ns();
+    }
+    const LevelCounters k{&slot->next_size, &slot->next_edges, &slot->examined};
+    const auto kind = static_cast<ProductKernel>(c.kernel);
+    const Vid* in = a.queues[cur];
+    FusedTarget t = a.t;
+    t.out = a.queues[1 - cur];
+    const Index size = Index(c.frontier_size);
+    if (kind == ProductKernel::SingleBlock) {
+      if (blockIdx.x == 0) {
+        single_block_levels<true>(t, a.rule, s_c, in, k.tail, a.records ? a.records + recorded : nullptr,
+                                  a.max_levels - recorded, smem, ss);
+        if (threadIdx.x == 0) {
+          *a.ctl = s_c;
+          __threadfence();
+        }
+      }
+      grid.sync();
+      if (blockIdx.x != 0 && threadIdx.x == 0) s_c = load_control(a.ctl);
+    } else {
+      if (kind == ProductKernel::Pull) {
+        std::uint32_t* fin = a.bitmaps[bm];
+        if (!c.pulling) {  // the frontier is a queue: make it a bitmap first
+          const Index words = (a.t.g.n + 31) / 32;
+          for (Index w = global_thread(); w < words; w += grid_threads()) fin[w] = 0;
+          grid.sync();
+          for (Index i = global_thread(); i < size; i += grid_threads()) {
+            const Vid v = load<true>(in + i);
+            atomicOr(fin + (v >> 5), 1u << (v & 31));
+          }
+          grid.sync();
+        }
+        t.fout = a.bitmaps[1 - bm];
+        pull_level<true>(t, c.level, fin, k, &s_sum);
+        bm = 1 - bm;
+      } else if (few_long_rows(size, Index(c.frontier_edges))) {
+        few_rows_level<true>(t, c.level, in, size, k, smem, fs);
+      } else if (kind == ProductKernel::QueueGlobal) {
+        push_level<QueueMode::Global, true>(t, c.level, in, size, k, smem, ps, gridDim.x, blockIdx.x);
+      } else if (kind == ProductKernel::QueueBlock) {
+        push_level<QueueMode::Block, true>(t, c.level, in, size, k, smem, ps, gridDim.x, blockIdx.x);
+      } else {
+        push_level<QueueMode::Warp, true>(t, c.level, in, size, k, smem, ps, gridDim.x, blockIdx.x);
+      }
+      grid.sync();
+      if (threadIdx.x == 0) {
+        const ull ns = __ldcg(&slot->next_size), ne = __ldcg(&slot->next_edges), ex = __ldcg(&slot->examined);
+        if (blockIdx.x == 0 && a.records)
+          a.records[recorded] = {
+              c.frontier_size, kind == ProductKernel::Pull ? ex : c.frontier_edges, t0, globaltimer_ns(), c.kernel, 0};
+        s_c.examined += ex;
+        advance(s_c, ns, ne, kind == ProductKernel::Pull, a.rule);
+      }
+    }
+    cur = 1 - cur;
+    __syncthreads();
+    recorded += s_c.level - c.level;
+  }
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    s_c.queue = cur;
+    s_c.bitmap = bm;
+    s_c.next_size = 0;
+    *a.ctl = s_c;
+  }
+}
+
+// Blocks the fused kernel runs with on this device (all co-resident), 0 when it cannot run (no
+// cooperative launch, or the capacities' shared memory leaves no block room).
+int fused_blocks(const Capacities& caps, int sms) {
+  if (!persistent_kernels_available()) return 0;
+  int device = 0, optin = 0, per_sm = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  const std::size_t smem = fused_smem_bytes(caps);
+  if (smem + 1024 > std::size_t(optin)) return 0;
+  static thread_local std::size_t raised = kDefaultDynamicSmem;
+  allow_dynamic_smem(fused_kernel, smem, raised);
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fused_kernel, kThreads, smem));
+  return per_sm * sms;
+}
+
+struct Event {
+  cudaEvent_t e = nullptr;
+  Event() { CUDA_CHECK(cudaEventCreate(&e)); }
+  ~Event() {
+    if (e) cudaEventDestroy(e);
+  }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+};
+
+constexpr int kRecordCapacity = 4096;  // per-level records of one launch (stats)
+
+// Appends the per-level statistics of `count` records (levels first_level, first_level + 1, ...).
+void append_records(const Array<LevelRecord>& records, int count, int first_level, BfsResult& r) {
+  if (count <= 0) return;
+  std::vector<LevelRecord> host(static_cast<std::size_t>(count));
+  copy_bytes(host.data(), Backend::Host, records.data(), Backend::Cuda, host.size() * sizeof(LevelRecord));
+  for (int i = 0; i < count; ++i) {
+    const LevelRecord& rec = host[std::size_t(i)];
+    const auto k = static_cast<ProductKernel>(rec.kernel);
+    r.levels.push_back({first_level + i, Index(rec.frontier_size), Index(rec.edges),
+                        k == ProductKernel::Pull ? Direction::Pull : Direction::Push, k,
+                        double(rec.t_end_ns - rec.t_begin_ns) * 1e-9});
+  }
+}
+
+}  // namespace
+
+bool persistent_kernels_available() {
+  static const bool available = [] {
+    int device = 0, coop = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, device) != cudaSuccess) {
+      cudaGetLastError();
+      return false;
+    }
+    return coop != 0;
+  }();
+  return available;
+}
+
+void fused_bfs(const Graph& g, Index source, bool parents, const ProductPolicy& policy, const Capacities& caps,
+               bool collect_stats, BfsResult& r) {
+  const Index n = g.n;
+  if (n <= 0) throw Error(Status::InvalidValue, "BFS on an empty graph (0 vertices)");
+  if (g.n_in != n) throw Error(Status::InvalidValue, "the fused BFS needs a square matrix");
+  if (source < 0 || source >= n)
+    throw Error(Status::InvalidIndex, "source vertex " + std::to_string(source) + " is out of range");
+  if (policy.forced == ProductKernel::Pull && !g.in_ptr)
+    throw Error(Status::InvalidValue, "the pull kernel needs the in-edges (A') on the device");
+  int device = 0, sms = 0, optin = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  if (single_block_smem_bytes<FusedTarget>(caps) + 512 > std::size_t(optin))
+    throw Error(Status::InvalidValue, "single-block queue of " + std::to_string(caps.single_block_queue) +
+                                          " entries does not fit in shared memory (" + std::to_string(optin) +
+                                          " bytes per block)");
+  const int blocks = fused_blocks(caps, sms);
+  if (blocks == 0) throw Error(Status::NotImplemented, "this GPU cannot run the fused BFS (no cooperative launch)");
+
+  // State on the device.
+  const Index words = (n + 31) / 32;
+  Array<std::int32_t> level(std::size_t(n), Backend::Cuda);
+  Array<std::int64_t> parent(parents ? std::size_t(n) : 0, Backend::Cuda);
+  Array<std::uint32_t> visited(std::size_t(words), Backend::Cuda);
+  Array<std::uint32_t> fbm[2];  // frontier bitmaps (pull), ping-pong
+  if (g.in_ptr) {
+    fbm[0] = Array<std::uint32_t>(std::size_t(words), Backend::Cuda);
+    fbm[1] = Array<std::uint32_t>(std::size_t(words), Backend::Cuda);
+  }
+  Array<Vid> queue[2] = {Array<Vid>(std::size_t(n), Backend::Cuda), Array<Vid>(std::size_t(n), Backend::Cuda)};
+  Array<Control> ctl(1, Backend::Cuda);
+  Array<LevelSlot> slots(3, Backend::Cuda);
+  Array<LevelRecord> records(collect_stats ? kRecordCapacity : 0, Backend::Cuda);
+
+  FusedArgs a;
+  a.t.g = g;
+  a.t.caps = caps;
+  a.t.level = level.data();
+  a.t.parent = parents ? parent.data() : nullptr;
+  a.t.visited = visited.data();
+  a.rule = {policy, caps, n, g.in_ptr != nullptr};
+  a.ctl = ctl.data();
+  a.queues[0] = queue[0].data();
+  a.queues[1] = queue[1].data();
+  a.bitmaps[0] = fbm[0].data();
+  a.bitmaps[1] = fbm[1].data();
+  a.slots = slots.data();
+  a.records = collect_stats ? records.data() : nullptr;
+  a.max_levels = collect_stats ? kRecordCapacity : INT_MAX;
+
+  Control h{};
+  auto fetch_control = [&] { copy_bytes(&h, Backend::Host, ctl.data(), Backend::Cuda, sizeof(Control)); };
+  auto check_termination = [&] {
+    if (h.level > n + 1) throw Error(Status::CudaError, "fused BFS: level loop did not terminate (internal error)");
+  };
+
+  Event start, stop;
+  CUDA_CHECK(cudaEventRecord(start.e, stream()));
+  level.fill_bytes_with(0xff);
+  if (parents) parent.fill_bytes_with(0xff);
+  visited.fill_bytes_with(0);
+  init_kernel<<<1, 1, 0, stream()>>>(a, source);
+  CUDA_CHECK_LAUNCH();
+  const std::size_t smem = fused_smem_bytes(caps);  // opted in by fused_blocks()
+  int first_level = 1;
+  for (;;) {
+    slots.fill_bytes_with(0);
+    void* params[] = {&a};
+    CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(fused_kernel), dim3(unsigned(blocks)),
+                                           dim3(kThreads), params, smem, stream()));
+    if (!collect_stats) break;  // it ran to the end; nothing to read until then
+    fetch_control();
+    append_records(records, h.level - first_level, first_level, r);
+    first_level = h.level;
+    check_termination();
+    if (h.frontier_size == 0) break;
+  }
+  CUDA_CHECK(cudaEventRecord(stop.e, stream()));
+  note_synchronization();
+  CUDA_CHECK(cudaEventSynchronize(stop.e));
+  float ms = 0;
+  CUDA_CHECK(cudaEventElapsedTime(&ms, start.e, stop.e));
+  r.seconds = double(ms) * 1e-3;
+  if (!collect_stats) {  // one read after the search, to check it ended
+    fetch_control();
+    check_termination();
+    if (h.frontier_size != 0)
+      throw Error(Status::CudaError, "fused BFS: the persistent kernel stopped early (internal error)");
+  }
+
+  r.level = level.to_vector();
+  Index reached = 0;
+  for (auto l : r.level) reached += l >= 0;
+  r.vertices_reached = reached;
+  if (parents) r.parent = parent.to_vector();
+  else r.parent.clear();
+}
+
+}  // namespace gbcuda::detail::cuda::product

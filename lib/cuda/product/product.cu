@@ -1,0 +1,407 @@
+// The boolean masked product on the GPU: t<mask> = u' * A over LorLand, AnyPair or AnySecondI
+// (vxm; mxv walks A' the same way), the CUDA backend of vxm/mxv for those semirings. ONE
+// cooperative launch per product, no host wait:
+//
+//   A   every block: zero the product's claimed bits (and the input bitmap a pull may need), the
+//       output's count and trace. grid barrier.
+//   A2  only when needed (u not a sparse list, no trace of u for this matrix, or LorLand): turn u
+//       into the list a push walks and the bitmap a pull reads, summing its out-edges. barrier.
+//   B   every block evaluates choose_product_kernel() on the same device-side counts (u's count,
+//       its out-edges and the history carried in its trace, the mask's count), so all agree.
+//       A pull from a sparse u first scatters u into its bitmap (barrier).
+//   C   the chosen body (bodies.cuh): queue-warp/block/global push, few-long-rows, single-block
+//       (block 0), or the bitmap pull; it appends (index, value) to the output and counts its
+//       entries and out-edges into the output's device tally.
+//
+// The output is a sparse, unsorted ("jumbled") vector whose count and trace stay in device
+// memory; the next product reads both there. GraphBLAS semantics: the mask is only read; each
+// output entry is claimed once in the product's own bitmap, so no duplicates.
+//
+// LorLand reads values: a term is u(k) AND A(k,j), and the product runs here only when A is a
+// pattern of true values (operations.hpp checks), so a term is u(k). Its push runs in two
+// passes, first the entries of u that are true (their outputs are true), then the false ones
+// (what they alone reach is false); its pull looks past false terms for a true one.
+#include <cooperative_groups.h>
+
+#include <algorithm>
+#include <climits>
+#include <string>
+
+#include "cuda/product/bodies.cuh"
+#include "gbcuda/detail/cuda_ops.hpp"
+
+namespace gbcuda::detail::cuda {
+namespace product {
+namespace {
+
+namespace cg = cooperative_groups;
+
+// How the mask bounds the outputs a pull may have to search, for the cost model's estimate of
+// the unexplored edges when u carries no trace.
+enum class MaskBound : int { None, AllowsCount, ExcludesCount };
+
+// Device-side counters of one product (scratch, zeroed in phase A).
+struct Counters {
+  ull list_size;   // entries in `list` (true entries for LorLand)
+  ull false_size;  // LorLand: entries in `list_false`
+  ull edges;       // out-edges of u's entries
+  ull pad;
+};
+
+template <class Z, OutValue K>
+struct ProductArgs {
+  ProductTarget<Z, K> t;
+  ProductPolicy policy;
+  bool can_push = false, can_pull = false;
+  // u, the input
+  VectorForm u_form = VectorForm::Sparse;
+  Index u_n = 0;
+  const Vid* u_idx = nullptr;  // Sparse
+  Index u_count = 0;
+  const Index* u_count_dev = nullptr;
+  const std::uint8_t* u_bitmap = nullptr;  // Bitmap
+  const bool* u_vals = nullptr;            // LorLand: u's values (Sparse: per entry; else per position)
+  const DeviceTally* u_tally = nullptr;    // u's trace, when it is valid for these push rows
+  // the mask's count, for the estimate
+  MaskBound mask_bound = MaskBound::None;
+  Index mask_count = 0;
+  const Index* mask_count_dev = nullptr;
+  // scratch
+  std::uint32_t* fin = nullptr;    // ceil(u_n/32) words: u as a bitmap (pull)
+  std::uint32_t* ftrue = nullptr;  // LorLand: u's true entries as a bitmap
+  Vid* list = nullptr;             // u_n: u's entries as a list (true ones for LorLand)
+  Vid* list_false = nullptr;       // LorLand: u's false entries
+  Counters* counters = nullptr;
+  DeviceTally* out = nullptr;  // the output's count and trace
+};
+
+template <class Z, OutValue K>
+std::size_t product_smem_bytes(const Capacities& caps) {
+  using Tgt = ProductTarget<Z, K>;
+  return std::max({single_block_smem_bytes<Tgt>(caps), push_smem_bytes<Tgt>(QueueMode::Warp, caps, kThreads),
+                   push_smem_bytes<Tgt>(QueueMode::Block, caps, kThreads)});
+}
+
+// Warp-aggregated append of `v` (when `have`) to list[*size].
+__device__ __forceinline__ void append_entry(bool have, Vid v, Vid* list, ull* size) {
+  const unsigned m = __ballot_sync(kFullMask, have);
+  if (m == 0) return;
+  ull base = 0;
+  if (lane_id() == 0) base = atomicAdd(size, ull(__popc(m)));
+  base = __shfl_sync(kFullMask, base, 0);
+  if (have) list[base + __popc(m & lanes_below())] = v;
+}
+
+template <class Z, OutValue K>
+__global__ void __launch_bounds__(kThreads, 1) product_kernel(ProductArgs<Z, K> a) {
+  using Tgt = ProductTarget<Z, K>;
+  constexpr bool kTerms = K == OutValue::Term;
+  extern __shared__ Vid smem[];
+  __shared__ PushShared ps;
+  __shared__ FewRowsShared fs;
+  __shared__ SingleShared ss;
+  __shared__ ull s_sum;
+  cg::grid_group grid = cg::this_grid();
+  const Graph& g = a.t.g;
+  const Index in_words = (a.u_n + 31) / 32;
+  const Index out_words = (g.n + 31) / 32;
+  const bool u_sparse = a.u_form == VectorForm::Sparse;
+  const bool need_edges = a.can_push && !a.u_tally;
+
+  // ---- A: clear what this product accumulates into ----
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    *a.counters = Counters{0, 0, 0, 0};
+    a.out->nvals = 0;
+    a.out->trace.edges = 0;
+    a.out->trace.examined = 0;
+  }
+  if (threadIdx.x == 0) {
+    ps.count = 0;
+    ps.big.owner = INT_MAX;
+  }
+  if (a.can_push)
+    for (Index w = global_thread(); w < out_words; w += grid_threads()) a.t.claimed[w] = 0;
+  if (a.can_pull && u_sparse) {
+    for (Index w = global_thread(); w < in_words; w += grid_threads()) {
+      a.fin[w] = 0;
+      if constexpr (kTerms) a.ftrue[w] = 0;
+    }
+  }
+  grid.sync();
+
+  const Index count = a.u_count_dev ? Index(__ldcg(reinterpret_cast<const ull*>(a.u_count_dev))) : a.u_count;
+
+  // ---- A2: u as a list and a bitmap, its out-edges ----
+  if (!u_sparse || need_edges || kTerms) {
+    ull edges = 0;
+    if (u_sparse) {
+      for (Index p = global_thread(); p < count; p += grid_threads()) {
+        const Vid v = a.u_idx[p];
+        if (need_edges) edges += ull(g.out_ptr[v + 1] - g.out_ptr[v]);
+        if constexpr (kTerms) {
+          const bool val = a.u_vals[p];
+          // not warp-aggregated: a lane per entry, each entry to its own list
+          if (val) a.list[atomicAdd(&a.counters->list_size, 1ull)] = v;
+          else a.list_false[atomicAdd(&a.counters->false_size, 1ull)] = v;
+        }
+      }
+    } else {
+      // One warp per word of 32 positions: the word of the bitmap from one vote.
+      const Index nwarps = grid_threads() / 32;
+      for (Index w = global_thread() / 32; w < in_words; w += nwarps) {
+        const Index v = w * 32 + lane_id();
+        const bool present = v < a.u_n && (a.u_form == VectorForm::Dense || a.u_bitmap[v] != 0);
+        const std::uint32_t bits = __ballot_sync(kFullMask, present);
+        bool val = true;
+        if constexpr (kTerms) val = present && a.u_vals[v];
+        if (a.can_pull && lane_id() == 0) a.fin[w] = bits;
+        if constexpr (kTerms) {
+          const std::uint32_t tb = __ballot_sync(kFullMask, present && val);
+          if (a.can_pull && lane_id() == 0) a.ftrue[w] = tb;
+          append_entry(present && val, Vid(v), a.list, &a.counters->list_size);
+          append_entry(present && !val, Vid(v), a.list_false, &a.counters->false_size);
+        } else {
+          append_entry(present, Vid(v), a.list, &a.counters->list_size);
+        }
+        if (present && need_edges) edges += ull(g.out_ptr[v + 1] - g.out_ptr[v]);
+      }
+    }
+    if (need_edges) block_add(edges, &a.counters->edges, &s_sum);
+    grid.sync();
+  }
+
+  // ---- B: the decision, the same in every block ----
+  FrontierInfo info;
+  info.frontier_size = count;
+  info.n = g.n;
+  if (a.u_tally) {  // the history the product that made u recorded
+    info.frontier_edges = Index(__ldcg(reinterpret_cast<const ull*>(&a.u_tally->trace.edges)));
+    info.previous_frontier_size = Index(__ldcg(reinterpret_cast<const ull*>(&a.u_tally->trace.input_size)));
+    info.unexplored_edges = Index(__ldcg(reinterpret_cast<const ull*>(&a.u_tally->trace.unexplored)));
+    info.pulling = __ldcg(&a.u_tally->trace.pulled) != 0;
+  } else {  // estimate: the edges into the outputs the mask allows, pro rata
+    info.frontier_edges = need_edges ? Index(__ldcg(&a.counters->edges)) : 0;
+    Index allowed = g.n;
+    if (a.mask_bound != MaskBound::None) {
+      const Index c = a.mask_count_dev ? Index(__ldcg(reinterpret_cast<const ull*>(a.mask_count_dev))) : a.mask_count;
+      allowed = a.mask_bound == MaskBound::AllowsCount ? c : g.n - c;
+    }
+    info.unexplored_edges = g.n > 0 ? Index(double(g.nnz) * double(max(allowed, Index(0))) / double(g.n)) : 0;
+  }
+  const Index false_size = kTerms ? Index(__ldcg(&a.counters->false_size)) : 0;
+  ProductKernel kind = a.can_push ? choose_product_kernel(a.policy, info, a.can_pull) : ProductKernel::Pull;
+  if (kind == ProductKernel::SingleBlock && (count > Index(a.t.caps.single_block_queue) || false_size > 0))
+    kind = ProductKernel::QueueBlock;  // one level in one block needs its queue; LorLand's second pass, a grid
+  const bool pull = kind == ProductKernel::Pull;
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    a.out->trace.input_size = count;
+    a.out->trace.unexplored = max(Index(0), info.unexplored_edges - info.frontier_edges);
+    a.out->trace.kernel = int(kind);
+    a.out->trace.pulled = pull ? 1 : 0;
+    if (!pull) a.out->trace.examined = info.frontier_edges;
+  }
+  const LevelCounters k{reinterpret_cast<ull*>(&a.out->nvals), reinterpret_cast<ull*>(&a.out->trace.edges),
+                        reinterpret_cast<ull*>(&a.out->trace.examined)};
+
+  // ---- C: the body ----
+  if (pull) {
+    if (u_sparse) {  // the bitmap from the list (zeroed in A)
+      for (Index p = global_thread(); p < count; p += grid_threads()) {
+        const Vid v = a.u_idx[p];
+        atomicOr(a.fin + (v >> 5), 1u << (v & 31));
+        if constexpr (kTerms)
+          if (a.u_vals[p]) atomicOr(a.ftrue + (v >> 5), 1u << (v & 31));
+      }
+      grid.sync();
+    }
+    Tgt t = a.t;
+    t.term = false;  // the pull writes each entry's own term
+    if constexpr (kTerms) t.ftrue = a.ftrue;
+    pull_level<true>(t, 0, a.fin, k, &s_sum);
+    return;
+  }
+  const bool own_list = !u_sparse || kTerms;
+  const Vid* in = own_list ? a.list : a.u_idx;
+  const Index size = own_list ? Index(__ldcg(&a.counters->list_size)) : count;
+  // LorLand: the true entries first, then the false ones (a barrier between the passes).
+  for (int pass = 0; pass < (kTerms ? 2 : 1); ++pass) {
+    Tgt t = a.t;
+    t.term = pass == 0;
+    const Vid* pin = pass == 0 ? in : a.list_false;
+    const Index psize = pass == 0 ? size : false_size;
+    if (pass == 1) grid.sync();
+    if (psize == 0) continue;
+    if (few_long_rows(psize, info.frontier_edges)) {
+      few_rows_level<true>(t, 0, pin, psize, k, smem, fs);
+    } else if (kind == ProductKernel::SingleBlock) {
+      if (blockIdx.x == 0) {
+        const LevelRule rule{a.policy, a.t.caps, g.n, a.can_pull};
+        Control c{};
+        c.frontier_size = ull(psize);
+        c.frontier_edges = ull(info.frontier_edges);
+        c.level = 1;
+        // the body spills into the output's count (the tail) and then writes its queue after them
+        single_block_levels<true>(t, rule, c, pin, k.tail, nullptr, 1, smem, ss);
+        if (threadIdx.x == 0) {
+          a.out->nvals = Index(c.frontier_size);
+          a.out->trace.edges = Index(c.frontier_edges);
+        }
+      }
+    } else if (kind == ProductKernel::QueueGlobal) {
+      push_level<QueueMode::Global, true>(t, 0, pin, psize, k, smem, ps, gridDim.x, blockIdx.x);
+    } else if (kind == ProductKernel::QueueBlock) {
+      push_level<QueueMode::Block, true>(t, 0, pin, psize, k, smem, ps, gridDim.x, blockIdx.x);
+    } else {
+      push_level<QueueMode::Warp, true>(t, 0, pin, psize, k, smem, ps, gridDim.x, blockIdx.x);
+    }
+  }
+}
+
+// What the launch needs to know about the device, asked once per process (the library runs on
+// one device): each query costs host time on every product otherwise.
+struct DeviceFacts {
+  int sms = 0;
+  int smem_optin = 0;
+};
+const DeviceFacts& device_facts() {
+  static const DeviceFacts facts = [] {
+    DeviceFacts f;
+    int device = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&f.sms, cudaDevAttrMultiProcessorCount, device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&f.smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    return f;
+  }();
+  return facts;
+}
+
+// Co-resident blocks of the product kernel for `smem` bytes of dynamic shared memory; the
+// occupancy query runs once per kernel and size.
+template <class Z, OutValue K>
+int product_blocks(std::size_t smem, int sms) {
+  static thread_local std::size_t raised = kDefaultDynamicSmem;
+  static thread_local std::size_t known_smem = 0;
+  static thread_local int known_blocks = 0;
+  if (known_blocks > 0 && known_smem == smem) return known_blocks;
+  allow_dynamic_smem(product_kernel<Z, K>, smem, raised);
+  int per_sm = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, product_kernel<Z, K>, kThreads, smem));
+  known_smem = smem;
+  known_blocks = per_sm * sms;
+  return known_blocks;
+}
+
+Capacities g_caps;  // set_product_capacities()
+
+template <class S>
+constexpr OutValue out_value() {
+  if constexpr (S::mul_type::positional) return OutValue::Index;
+  else if constexpr (S::add_type::kind == MonoidKind::Lor) return OutValue::Term;
+  else return OutValue::One;
+}
+
+}  // namespace
+
+void set_product_capacities(const Capacities& caps) { g_caps = caps; }
+Capacities product_capacities() { return g_caps; }
+
+}  // namespace product
+
+template <class S>
+void bool_product(VectorStore<typename S::value_type>& t, const MaskView& m, const VecView<bool>& u,
+                  const BoolProductCall& call) {
+  using namespace product;
+  using Z = typename S::value_type;
+  constexpr OutValue K = out_value<S>();
+  const bool can_push = call.push.row_ptr != nullptr, can_pull = call.pull.row_ptr != nullptr;
+  if (!can_push && !can_pull) throw Error(Status::InvalidValue, "internal: a product with neither push nor pull rows");
+  const Index n_out = can_pull ? call.pull.nrows : call.push.ncols;
+  const Index n_in = u.n;
+  if (m.list_only()) throw Error(Status::InvalidValue, "internal: a list-only mask reached the product");
+  t = VectorStore<Z>::empty(n_out, Backend::Cuda);
+  t.jumbled = true;
+  const bool nothing = n_out == 0 || (m.complement && m.bitmap == nullptr) || (!u.nvals_dev && u.nvals == 0);
+  if (nothing) {
+    set_nvals(t, 0);
+    return;
+  }
+  if (!persistent_kernels_available())
+    throw Error(Status::NotImplemented, "the boolean product needs a GPU with cooperative launch");
+  // The library's policy: measured on this device on first use (a second or less), then cached.
+  const ProductPolicy base = calibrated_product_policy();
+  t.indices = Array<Vid>(static_cast<std::size_t>(n_out), Backend::Cuda);
+  t.values = Array<Z>(static_cast<std::size_t>(n_out), Backend::Cuda);
+  DeviceTally* out = tally_of(t);
+  t.count_on_device = true;
+
+  const int sms = device_facts().sms, optin = device_facts().smem_optin;
+  const Capacities caps = g_caps;
+  const std::size_t smem = product_smem_bytes<Z, K>(caps);
+  if (smem + 1024 > std::size_t(optin))
+    throw Error(Status::InvalidValue, "the product's queues (" + std::to_string(smem) +
+                                          " bytes) do not fit in one block's shared memory (" + std::to_string(optin) +
+                                          " bytes)");
+  const int blocks = product_blocks<Z, K>(smem, sms);
+  if (blocks == 0) throw Error(Status::InvalidValue, "the product's queues do not fit in shared memory");
+
+  ProductArgs<Z, K> a;
+  Graph& g = a.t.g;
+  g.n = n_out;
+  g.n_in = n_in;
+  g.nnz = can_push ? call.push.nnz : call.pull.nnz;
+  g.out_ptr = call.push.row_ptr;
+  g.out_idx = call.push.col_idx;
+  g.in_ptr = call.pull.row_ptr;
+  g.in_idx = call.pull.col_idx;
+  a.t.caps = caps;
+  a.t.mask = m;
+  a.t.count_edges = can_push && n_in == n_out && call.trace_key != nullptr;
+  a.t.out_idx = t.indices.data();
+  a.t.out_val = t.values.data();
+  t.trace_of = a.t.count_edges ? call.trace_key : nullptr;
+  a.policy = policy_for_call(base, call.direction, call.kernel, call.alpha, call.beta);
+  a.can_push = can_push && a.policy.forced != ProductKernel::Pull;
+  a.can_pull = can_pull;
+  if (!a.can_push && !a.can_pull) throw Error(Status::InvalidValue, "internal: the pull kernel needs the pull rows");
+  a.u_form = u.form;
+  a.u_n = n_in;
+  a.u_idx = u.indices;
+  a.u_count = u.nvals;
+  a.u_count_dev = u.nvals_dev;
+  a.u_bitmap = u.bitmap;
+  a.u_vals = K == OutValue::Term ? u.values : nullptr;
+  a.u_tally = call.u_tally;
+  a.mask_bound = !call.mask_counted ? MaskBound::None
+                 : m.complement     ? MaskBound::ExcludesCount
+                                    : MaskBound::AllowsCount;
+  a.mask_count = call.mask_count;
+  a.mask_count_dev = call.mask_count_dev;
+  a.out = out;
+
+  Scratch scratch;
+  const auto in_words = static_cast<std::size_t>((n_in + 31) / 32);
+  const auto out_words = static_cast<std::size_t>((n_out + 31) / 32);
+  a.t.claimed = scratch.take<std::uint32_t>(std::max<std::size_t>(out_words, 1));
+  a.fin = scratch.take<std::uint32_t>(std::max<std::size_t>(in_words, 1));
+  a.counters = scratch.take<Counters>(1);
+  if (u.form != VectorForm::Sparse || K == OutValue::Term)
+    a.list = scratch.take<Vid>(static_cast<std::size_t>(std::max<Index>(n_in, 1)));
+  if constexpr (K == OutValue::Term) {
+    a.ftrue = scratch.take<std::uint32_t>(std::max<std::size_t>(in_words, 1));
+    a.list_false = scratch.take<Vid>(static_cast<std::size_t>(std::max<Index>(n_in, 1)));
+    if (!u.values) throw Error(Status::InvalidValue, "internal: LorLand needs u's values");
+  }
+  void* params[] = {&a};
+  CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(product_kernel<Z, K>), dim3(unsigned(blocks)),
+                                         dim3(kThreads), params, smem, stream()));
+}
+
+#define GBCUDA_INST_BOOL_PRODUCT(S)                                                                          \
+  template void bool_product<S>(VectorStore<typename S::value_type>&, const MaskView&, const VecView<bool>&, \
+                                const BoolProductCall&);
+GBCUDA_INST_BOOL_PRODUCT(LorLand<bool>)
+GBCUDA_INST_BOOL_PRODUCT(AnyPair<bool>)
+GBCUDA_INST_BOOL_PRODUCT(AnySecondI<std::int32_t>)
+GBCUDA_INST_BOOL_PRODUCT(AnySecondI<std::int64_t>)
+
+}  // namespace gbcuda::detail::cuda

@@ -1,0 +1,52 @@
+#pragma once
+// The boolean masked product on the GPU, internal declarations: the graph view its kernels walk,
+// their queue capacities, the library's calibrated policy, and the fused BFS (the same kernel
+// bodies and policy run level after level inside one persistent kernel). The public entry of the
+// product itself is cuda::bool_product (gbcuda/detail/cuda_ops.hpp), called by vxm/mxv.
+#include "gbcuda/bfs.hpp"
+#include "gbcuda/detail/product_policy.hpp"
+#include "gbcuda/detail/views.hpp"
+#include "gbcuda/matrix.hpp"
+
+namespace gbcuda::detail::cuda::product {
+
+// Device pointers to the matrix rows the product walks: `out_*` the rows a push expands (indexed
+// by input positions, n_in rows), `in_*` the rows a pull searches (indexed by output positions,
+// n rows; the transpose of the push rows). For a BFS on a structurally symmetric graph the two
+// may be the same arrays. Either may be null where that direction cannot run.
+struct Graph {
+  Index n = 0;     // output length (pull rows)
+  Index n_in = 0;  // input length (push rows)
+  Offset nnz = 0;
+  const Offset* out_ptr = nullptr;
+  const Vid* out_idx = nullptr;
+  const Offset* in_ptr = nullptr;
+  const Vid* in_idx = nullptr;
+};
+
+// Capacities the kernels use; tests shrink them to force the overflow paths.
+struct Capacities {
+  int warp_queue = 64;            // entries per warp queue in shared memory
+  int block_queue = 2048;         // entries per block queue in shared memory
+  int single_block_queue = 4096;  // the single-block body hands over above this
+};
+
+// The library's policy on this device: measured on first use and cached (calibrate.cu).
+ProductPolicy calibrated_product_policy();
+
+// Capacities for the product kernel (tests shrink them to force the overflow paths; the
+// defaults otherwise). Not thread-safe: set before running products.
+void set_product_capacities(const Capacities& caps);
+Capacities product_capacities();
+
+// True when this GPU can run the persistent kernels (cooperative launch).
+bool persistent_kernels_available();
+
+// The fused BFS: every level in one cooperative launch, the next level's kernel chosen on the
+// device by the policy. Fills r.level (and r.parent when `parents`), r.levels (when
+// collect_stats: one entry per level with the kernel that ran, device-clock times), r.seconds
+// (CUDA events, the graph resident), r.vertices_reached. Needs g.n == g.n_in (a square matrix).
+void fused_bfs(const Graph& g, Index source, bool parents, const ProductPolicy& policy, const Capacities& caps,
+               bool collect_stats, BfsResult& r);
+
+}  // namespace gbcuda::detail::cuda::product

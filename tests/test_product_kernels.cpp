@@ -1,0 +1,491 @@
+// The boolean masked product's kernels (lib/cuda/product/) in both places they run, and the
+// seed kernels (bench/baselines/): every kernel, forced for the whole search, gives the same levels
+// as GraphBLAS on the sample matrices, random graphs, a star and a long path, in the fused BFS
+// (one persistent kernel) and in the algebra loop (vxm, nvals, assign per level); parents are
+// valid; the queue overflow paths run on purpose with tiny capacities; the device-side choice
+// hands over between kernels; and the algebra's CUDA operations make no hidden host waits.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "baselines/baselines.hpp"
+#include "cuda/product/product.hpp"
+#include "gbcuda/bfs.hpp"
+#include "gbcuda/context.hpp"
+#include "gbcuda/io.hpp"
+#include "gbcuda/operations.hpp"
+#include "support/graphblas_ref.hpp"
+#include "support/graphs.hpp"
+
+namespace {
+
+using gbcuda::BfsKernel;
+using gbcuda::Direction;
+using gbcuda::Index;
+using gbcuda::LevelLoop;
+namespace pr = gbcuda::detail::cuda::product;
+
+#define SKIP_WITHOUT_GPU() \
+  if (!gbcuda::cuda_available()) GTEST_SKIP() << "no CUDA device: the product's kernels run only on a GPU"
+
+// What a test case runs on the GPU: a library kernel through gbcuda::bfs in one of the two level
+// loops, or a seed kernel (`baseline`) through gbcuda::baselines::run.
+struct KernelCase {
+  const char* name;
+  BfsKernel kernel;
+  Direction direction;
+  LevelLoop loop = LevelLoop::Fused;
+  const char* baseline = nullptr;
+};
+
+const std::vector<KernelCase>& kernel_cases() {
+  static const std::vector<KernelCase> cases = {
+      {"auto", BfsKernel::Auto, Direction::Auto},
+      {"auto_push", BfsKernel::Auto, Direction::Push},
+      {"auto_pull", BfsKernel::Auto, Direction::Pull},
+      {"queue_warp", BfsKernel::QueueWarp, Direction::Auto},
+      {"queue_block", BfsKernel::QueueBlock, Direction::Auto},
+      {"queue_global", BfsKernel::QueueGlobal, Direction::Auto},
+      {"single_block", BfsKernel::SingleBlock, Direction::Auto},
+      {"pull", BfsKernel::Pull, Direction::Auto},
+      {"algebra_auto", BfsKernel::Auto, Direction::Auto, LevelLoop::Algebra},
+      {"algebra_auto_push", BfsKernel::Auto, Direction::Push, LevelLoop::Algebra},
+      {"algebra_queue_warp", BfsKernel::QueueWarp, Direction::Auto, LevelLoop::Algebra},
+      {"algebra_queue_block", BfsKernel::QueueBlock, Direction::Auto, LevelLoop::Algebra},
+      {"algebra_queue_global", BfsKernel::QueueGlobal, Direction::Auto, LevelLoop::Algebra},
+      {"algebra_single_block", BfsKernel::SingleBlock, Direction::Auto, LevelLoop::Algebra},
+      {"algebra_pull", BfsKernel::Pull, Direction::Auto, LevelLoop::Algebra},
+      // the seed kernels (bench/baselines/), same result contract
+      {"rodinia", BfsKernel::Auto, Direction::Auto, LevelLoop::Fused, "rodinia"},
+      {"vertex_topdown", BfsKernel::Auto, Direction::Auto, LevelLoop::Fused, "vertex-topdown"},
+      {"vertex_bottomup", BfsKernel::Auto, Direction::Auto, LevelLoop::Fused, "vertex-bottomup"},
+      {"edge_coo", BfsKernel::Auto, Direction::Auto, LevelLoop::Fused, "edge-coo"},
+      {"block_per_vertex", BfsKernel::Auto, Direction::Auto, LevelLoop::Fused, "block-per-vertex"},
+  };
+  return cases;
+}
+
+// Runs a case: gbcuda::bfs with its kernel and loop, or its baseline.
+gbcuda::BfsResult run_case(const KernelCase& c, const gbcuda::Matrix<bool>& A, Index source, bool parents) {
+  if (c.baseline) {
+    const gbcuda::baselines::Baseline* b = gbcuda::baselines::find(c.baseline);
+    if (!b) throw std::runtime_error(std::string("no baseline ") + c.baseline);
+    return gbcuda::baselines::run(*b, A, source, parents, true);
+  }
+  gbcuda::BfsOptions o;
+  o.device = gbcuda::Device::Cuda;
+  o.kernel = c.kernel;
+  o.direction = c.direction;
+  o.compute_parents = parents;
+  o.level_loop = c.loop;
+  return gbcuda::bfs(A, source, o);
+}
+
+// Levels identical to GraphBLAS, reached count, parents valid, stats consistent.
+void check_result(const gbcuda::Matrix<bool>& A, Index source, const gbcuda::BfsResult& r,
+                  const std::vector<std::int32_t>& expected, bool parents) {
+  ASSERT_EQ(r.level.size(), expected.size());
+  for (std::size_t v = 0; v < expected.size(); ++v) ASSERT_EQ(r.level[v], expected[v]) << "vertex " << v;
+  Index reached = 0;
+  for (auto l : expected) reached += l >= 0;
+  EXPECT_EQ(r.vertices_reached, reached);
+  EXPECT_EQ(r.parent.empty(), !parents);
+  EXPECT_EQ(gbcuda::validate_bfs(A, source, r), "");
+  if (!r.levels.empty()) {
+    const auto sizes = gbtest::level_sizes(expected);
+    ASSERT_EQ(r.levels.size(), sizes.size());
+    for (std::size_t d = 0; d < sizes.size(); ++d) {
+      EXPECT_EQ(r.levels[d].level, int(d) + 1);
+      EXPECT_EQ(r.levels[d].frontier_size, sizes[d]) << "level " << d + 1;
+      EXPECT_GE(r.levels[d].seconds, 0.0);
+    }
+  }
+}
+
+class ProductKernel : public testing::TestWithParam<KernelCase> {
+ protected:
+  void SetUp() override { SKIP_WITHOUT_GPU(); }
+
+  void check(const gbcuda::Matrix<bool>& A, Index source, const std::string& what, bool parents) {
+    SCOPED_TRACE(what + " from " + std::to_string(source) + (parents ? " (parents)" : ""));
+    const auto expected = gbtest::graphblas_bfs_levels(A, source);
+    const gbcuda::BfsResult r = run_case(GetParam(), A, source, parents);
+    check_result(A, source, r, expected, parents);
+    if (GetParam().baseline) return;
+    EXPECT_EQ(r.level_loop, GetParam().loop);
+    const BfsKernel k = GetParam().kernel;
+    if (k == BfsKernel::QueueWarp || k == BfsKernel::QueueBlock || k == BfsKernel::QueueGlobal ||
+        k == BfsKernel::Pull) {
+      for (const auto& s : r.levels) EXPECT_EQ(s.kernel, k) << "level " << s.level;
+    }
+    if (k == BfsKernel::SingleBlock) {  // single-block, handing over to queue-block only when full
+      for (const auto& s : r.levels)
+        EXPECT_TRUE(s.kernel == BfsKernel::SingleBlock || s.kernel == BfsKernel::QueueBlock) << "level " << s.level;
+    }
+    if (k == BfsKernel::Auto && GetParam().direction == Direction::Pull) {
+      for (const auto& s : r.levels) {
+        EXPECT_EQ(s.kernel, BfsKernel::Pull) << "level " << s.level;
+        EXPECT_EQ(s.direction, Direction::Pull);
+      }
+    }
+    if (k == BfsKernel::Auto && GetParam().direction == Direction::Push) {
+      for (const auto& s : r.levels) EXPECT_EQ(s.direction, Direction::Push) << "level " << s.level;
+    }
+  }
+};
+
+TEST_P(ProductKernel, SampleMatrices) {
+  const std::filesystem::path dir(GBCUDA_MATRICES_DIR);
+  int count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name == "README.md") continue;
+    const auto A = gbcuda::read_matrix<bool>(entry.path().string());
+    if (A.nrows() != A.ncols() || A.nrows() == 0) continue;
+    check(A, 0, name, false);
+    check(A, A.nrows() / 2, name, true);
+    ++count;
+  }
+  EXPECT_GE(count, 11) << "sample matrices missing from " << dir;
+}
+
+TEST_P(ProductKernel, RandomGraphs) {
+  std::vector<gbtest::GraphSpec> specs;
+  for (std::uint64_t seed : {1, 2})
+    for (bool directed : {true, false}) {
+      specs.push_back({50, 3.0, directed, false, false, 0.0, seed});
+      specs.push_back({1000, 6.0, directed, true, true, 0.1, seed});
+      specs.push_back({5000, 2.0, directed, false, true, 0.3, seed});
+      specs.push_back({20000, 40.0, directed, false, false, 0.0, seed});  // rows for the warp path
+    }
+  specs.push_back({100000, 8.0, true, true, true, 0.05, 7});
+  specs.push_back({100000, 4.0, false, false, false, 0.0, 8});
+  for (const auto& s : specs) {
+    const auto A = gbtest::random_graph(s);
+    check(A, 0, s.name(), false);
+    check(A, (Index(s.seed) * 7919) % s.n, s.name(), true);
+  }
+}
+
+TEST_P(ProductKernel, Star) {
+  const auto A = gbtest::star_graph(100000);  // a centre of degree 99999: the block-wide path
+  check(A, 0, "star centre", true);
+  check(A, 99999, "star leaf", true);
+  check(A, 12345, "star leaf", false);
+}
+
+TEST_P(ProductKernel, DirectedPath) {
+  // 1e5 levels in the fused loop. A forced pull walks every vertex per level, and the algebra
+  // loop pays a read-back per level: a shorter path there.
+  const bool pulls = GetParam().direction == Direction::Pull || GetParam().kernel == BfsKernel::Pull ||
+                     (GetParam().baseline && std::string(GetParam().baseline) == "vertex-bottomup");
+  const bool slow = pulls || GetParam().loop == LevelLoop::Algebra || GetParam().baseline;
+  const Index len = slow ? 3000 : 100000;
+  const auto A = gbtest::path_graph(len, true);
+  check(A, 0, "directed path", true);
+  check(A, len / 2, "directed path from its middle", false);
+}
+
+std::string case_name(const testing::TestParamInfo<KernelCase>& info) { return info.param.name; }
+
+INSTANTIATE_TEST_SUITE_P(Kernels, ProductKernel, testing::ValuesIn(kernel_cases()), case_name);
+
+// ---- the fused BFS called directly: tiny capacities force every overflow path -------------
+
+struct Fused {
+  pr::Graph g;
+  explicit Fused(const gbcuda::Matrix<bool>& A, bool with_in = true) {
+    const auto& out = A.csr(gbcuda::Backend::Cuda);
+    g.n = g.n_in = A.nrows();
+    g.nnz = A.nvals();
+    g.out_ptr = out.row_ptr.data();
+    g.out_idx = out.col_idx.data();
+    if (with_in) {
+      const auto& in = A.transpose().csr(gbcuda::Backend::Cuda);
+      g.in_ptr = in.row_ptr.data();
+      g.in_idx = in.col_idx.data();
+    }
+  }
+  gbcuda::BfsResult run(Index source, BfsKernel forced, const pr::Capacities& caps, bool parents,
+                        gbcuda::detail::ProductPolicy policy = {}, bool stats = true) const {
+    policy.forced = forced;
+    gbcuda::BfsResult r;
+    pr::fused_bfs(g, source, parents, policy, caps, stats, r);
+    return r;
+  }
+};
+
+pr::Capacities tiny() {
+  pr::Capacities c;
+  c.warp_queue = 2;
+  c.block_queue = 8;
+  c.single_block_queue = 16;
+  return c;
+}
+
+// The product's capacities for the lifetime of a scope.
+struct ProductCapacities {
+  pr::Capacities saved = pr::product_capacities();
+  explicit ProductCapacities(const pr::Capacities& c) { pr::set_product_capacities(c); }
+  ~ProductCapacities() { pr::set_product_capacities(saved); }
+};
+
+const std::vector<KernelCase>& engine_cases() {
+  static const std::vector<KernelCase> cases = {
+      {"auto", BfsKernel::Auto, Direction::Auto},
+      {"queue_warp", BfsKernel::QueueWarp, Direction::Auto},
+      {"queue_block", BfsKernel::QueueBlock, Direction::Auto},
+      {"queue_global", BfsKernel::QueueGlobal, Direction::Auto},
+      {"single_block", BfsKernel::SingleBlock, Direction::Auto},
+      {"pull", BfsKernel::Pull, Direction::Auto},
+      {"algebra_auto", BfsKernel::Auto, Direction::Auto, LevelLoop::Algebra},
+      {"algebra_queue_warp", BfsKernel::QueueWarp, Direction::Auto, LevelLoop::Algebra},
+      {"algebra_queue_block", BfsKernel::QueueBlock, Direction::Auto, LevelLoop::Algebra},
+      {"algebra_queue_global", BfsKernel::QueueGlobal, Direction::Auto, LevelLoop::Algebra},
+      {"algebra_single_block", BfsKernel::SingleBlock, Direction::Auto, LevelLoop::Algebra},
+      {"algebra_pull", BfsKernel::Pull, Direction::Auto, LevelLoop::Algebra},
+  };
+  return cases;
+}
+
+class TinyCapacities : public testing::TestWithParam<KernelCase> {
+ protected:
+  void SetUp() override { SKIP_WITHOUT_GPU(); }
+};
+
+TEST_P(TinyCapacities, OverflowPathsKeepEveryVertex) {
+  const BfsKernel k = GetParam().kernel;
+  std::vector<gbcuda::Matrix<bool>> graphs;
+  graphs.push_back(gbtest::star_graph(5000));
+  graphs.push_back(gbtest::random_graph({3000, 12.0, true, false, false, 0.0, 3}));
+  graphs.push_back(gbtest::random_graph({3000, 5.0, false, false, false, 0.1, 4}));
+  graphs.push_back(gbtest::path_graph(300, false));
+  const ProductCapacities small(tiny());
+  for (std::size_t i = 0; i < graphs.size(); ++i) {
+    const auto& A = graphs[i];
+    const Fused e(A);
+    for (Index source : {Index(0), A.nrows() - 1}) {
+      for (bool parents : {false, true}) {
+        SCOPED_TRACE("graph " + std::to_string(i) + " from " + std::to_string(source));
+        const auto expected = gbtest::graphblas_bfs_levels(A, source);
+        const auto r = GetParam().loop == LevelLoop::Fused ? e.run(source, k, tiny(), parents)
+                                                           : run_case(GetParam(), A, source, parents);
+        check_result(A, source, r, expected, parents);
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, TinyCapacities, testing::ValuesIn(engine_cases()), case_name);
+
+TEST(FusedBfs, SingleBlockHandsOverWhenItsQueueIsFull) {
+  SKIP_WITHOUT_GPU();
+  // A star from its centre: level 1 holds every leaf, far more than a 16-entry queue.
+  const auto A = gbtest::star_graph(1000);
+  const Fused e(A);
+  const auto r = e.run(0, BfsKernel::SingleBlock, tiny(), true);
+  check_result(A, 0, r, gbtest::graphblas_bfs_levels(A, 0), true);
+  ASSERT_EQ(r.levels.size(), 2u);
+  EXPECT_EQ(r.levels[0].kernel, BfsKernel::SingleBlock);
+  EXPECT_EQ(r.levels[1].kernel, BfsKernel::QueueBlock);
+}
+
+TEST(FusedBfs, SingleBlockRunsANarrowSearchWithoutHandingOver) {
+  SKIP_WITHOUT_GPU();
+  // 10000 levels: more than one launch's worth of per-level records (4096), so with stats on the
+  // search also resumes where a launch stopped.
+  const auto A = gbtest::path_graph(20000, false);
+  const Fused e(A, false);
+  const auto r = e.run(10000, BfsKernel::Auto, pr::Capacities{}, false);
+  check_result(A, 10000, r, gbtest::graphblas_bfs_levels(A, 10000), false);
+  for (const auto& s : r.levels) EXPECT_EQ(s.kernel, BfsKernel::SingleBlock) << "level " << s.level;
+}
+
+TEST(FusedBfs, ResumesAcrossLaunchesInEveryKernel) {
+  SKIP_WITHOUT_GPU();
+  // A directed path of 6000 vertices: 6000 expansions (the last one finds nothing), more than
+  // one launch's 4096 per-level records, so with stats on every forced kernel resumes the search
+  // in a second launch (the frontier queue, and the pull's bitmap, must survive it).
+  const auto path = gbtest::path_graph(6000, true);
+  const Fused e(path);
+  for (BfsKernel k :
+       {BfsKernel::Auto, BfsKernel::QueueWarp, BfsKernel::QueueBlock, BfsKernel::QueueGlobal, BfsKernel::Pull}) {
+    SCOPED_TRACE(gbcuda::to_string(k));
+    const auto r = e.run(0, k, pr::Capacities{}, true);
+    check_result(path, 0, r, gbtest::graphblas_bfs_levels(path, 0), true);
+    ASSERT_EQ(r.levels.size(), 6000u);
+  }
+}
+
+// The policy pulls on a dense graph, in both loops: in the algebra loop from the history each
+// product leaves on its output (its trace), with nothing read back but the count.
+TEST(ProductPolicy, SwitchesDirectionOnADenseGraphInBothLoops) {
+  SKIP_WITHOUT_GPU();
+  const auto A = gbtest::random_graph({50000, 30.0, false, false, false, 0.0, 5});
+  for (LevelLoop loop : {LevelLoop::Fused, LevelLoop::Algebra}) {
+    SCOPED_TRACE(gbcuda::to_string(loop));
+    gbcuda::BfsOptions o;
+    o.device = gbcuda::Device::Cuda;
+    o.level_loop = loop;
+    o.compute_parents = true;
+    o.alpha = 15;  // Beamer's, whatever the calibration found
+    o.beta = 18;
+    const auto r = gbcuda::bfs(A, 0, o);
+    check_result(A, 0, r, gbtest::graphblas_bfs_levels(A, 0), true);
+    bool pulled = false;
+    for (const auto& s : r.levels) {
+      pulled |= s.kernel == BfsKernel::Pull;
+      EXPECT_EQ(s.direction == Direction::Pull, s.kernel == BfsKernel::Pull);
+    }
+    EXPECT_TRUE(pulled);
+    EXPECT_NE(r.levels.front().kernel, BfsKernel::Pull);
+  }
+}
+
+TEST(FusedBfs, NoPullWithoutInEdges) {
+  SKIP_WITHOUT_GPU();
+  const auto A = gbtest::random_graph({20000, 20.0, true, false, false, 0.0, 6});
+  const Fused e(A, false);
+  const auto r = e.run(0, BfsKernel::Auto, pr::Capacities{}, false);
+  check_result(A, 0, r, gbtest::graphblas_bfs_levels(A, 0), false);
+  for (const auto& s : r.levels) EXPECT_NE(s.kernel, BfsKernel::Pull);
+  EXPECT_THROW(e.run(0, BfsKernel::Pull, pr::Capacities{}, false), gbcuda::Error);
+}
+
+TEST(FusedBfs, StatsOffStillGivesLevels) {
+  SKIP_WITHOUT_GPU();
+  const auto A = gbtest::random_graph({10000, 6.0, false, false, false, 0.0, 9});
+  const Fused e(A);
+  const auto r = e.run(3, BfsKernel::Auto, pr::Capacities{}, true, {}, /*stats=*/false);
+  EXPECT_TRUE(r.levels.empty());
+  EXPECT_GT(r.seconds, 0.0);
+  check_result(A, 3, r, gbtest::graphblas_bfs_levels(A, 3), true);
+}
+
+TEST(ProductPolicy, CalibratedPolicyIsSaneAndCached) {
+  SKIP_WITHOUT_GPU();
+  const auto dir = std::filesystem::temp_directory_path() / ("gbcuda-calib-test-" + std::to_string(::getpid()));
+  ::setenv("GBCUDA_CACHE_DIR", dir.c_str(), 1);
+  const auto p = pr::calibrated_product_policy();
+  EXPECT_EQ(p.forced, BfsKernel::Auto);
+  EXPECT_GT(p.single_block_max, 0);
+  EXPECT_GE(p.block_queue_max, p.single_block_max);
+  EXPECT_GT(p.alpha, 0.0);
+  EXPECT_GT(p.beta, 0.0);
+  // Same values the second time (computed once per process).
+  const auto q = pr::calibrated_product_policy();
+  EXPECT_EQ(q.single_block_max, p.single_block_max);
+  EXPECT_EQ(q.alpha, p.alpha);
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+}
+
+// ---- no hidden waits ------------------------------------------------------------------------
+
+// One BFS level written with public calls on the GPU: vxm and assign make no host wait, nvals
+// makes exactly one read.
+TEST(HostWaits, OneAlgebraLevelWaitsOnlyForNvals) {
+  SKIP_WITHOUT_GPU();
+  const auto A = gbtest::random_graph({20000, 8.0, false, false, false, 0.0, 11});
+  const gbcuda::Backend b = gbcuda::Backend::Cuda;
+  const Index n = A.nrows();
+  for (bool parents : {false, true}) {
+    SCOPED_TRACE(parents ? "parents" : "levels");
+    gbcuda::Vector<std::int32_t> level(n, b);
+    gbcuda::Vector<std::int64_t> parent(n, b), qp(n, b);
+    gbcuda::Vector<bool> q(n, b);
+    level.set_element(0, 0);
+    parent.set_element(0, 0);
+    q.set_element(0, true);
+    qp.set_element(0, 0);
+    // Warm-up level: the graph's transpose, symmetry check and the policy's calibration happen
+    // once, on first use.
+    gbcuda::vxm(q, level, gbcuda::no_accum, gbcuda::AnyPair<bool>{}, q, A, gbcuda::desc::RSC);
+    gbcuda::vxm(qp, parent, gbcuda::no_accum, gbcuda::AnySecondI<std::int64_t>{}, qp, A, gbcuda::desc::RSC);
+    ASSERT_GT(q.nvals(), 0);
+    for (int depth = 1; depth <= 3; ++depth) {
+      const gbcuda::HostWaits before = gbcuda::host_waits();
+      if (parents) {
+        gbcuda::assign(parent, qp, gbcuda::no_accum, qp, gbcuda::desc::S);
+        gbcuda::vxm(qp, parent, gbcuda::no_accum, gbcuda::AnySecondI<std::int64_t>{}, qp, A, gbcuda::desc::RSC);
+      } else {
+        gbcuda::assign(level, q, gbcuda::no_accum, std::int32_t(depth), gbcuda::desc::S);
+        gbcuda::vxm(q, level, gbcuda::no_accum, gbcuda::AnyPair<bool>{}, q, A, gbcuda::desc::RSC);
+      }
+      const gbcuda::HostWaits after_ops = gbcuda::host_waits();
+      EXPECT_EQ(after_ops.total(), before.total()) << "depth " << depth << ": vxm + assign waited for the GPU";
+      const Index nq = parents ? qp.nvals() : q.nvals();
+      const gbcuda::HostWaits after_nvals = gbcuda::host_waits();
+      EXPECT_EQ(after_nvals.reads, after_ops.reads + 1) << "depth " << depth;
+      EXPECT_EQ(after_nvals.syncs, after_ops.syncs) << "depth " << depth;
+      (void)nq;
+      // The count is cached on the host now: asking again costs nothing.
+      (void)(parents ? qp.nvals() : q.nvals());
+      EXPECT_EQ(gbcuda::host_waits().total(), after_nvals.total());
+    }
+  }
+}
+
+// The algebra loop itself: one read per level (the frontier's count) beside a few at the start
+// and end (results copied to the host); the fused loop: a fixed handful, whatever the depth.
+TEST(HostWaits, BfsLoopsWaitPerLevelOrNot) {
+  SKIP_WITHOUT_GPU();
+  const auto A = gbtest::path_graph(2000, false);
+  gbcuda::BfsOptions o;
+  o.device = gbcuda::Device::Cuda;
+  o.collect_stats = false;
+  for (LevelLoop loop : {LevelLoop::Fused, LevelLoop::Algebra}) {
+    SCOPED_TRACE(gbcuda::to_string(loop));
+    o.level_loop = loop;
+    gbcuda::bfs(A, 0, o);  // warm-up
+    const gbcuda::HostWaits before = gbcuda::host_waits();
+    const auto r = gbcuda::bfs(A, 0, o);
+    const std::uint64_t waits = gbcuda::host_waits().total() - before.total();
+    EXPECT_EQ(r.num_levels, 2000);
+    if (loop == LevelLoop::Fused) {
+      EXPECT_LE(waits, 5u);
+    } else {
+      EXPECT_GE(waits, 2000u);  // one nvals per level (2000 products, the last one empty)
+      EXPECT_LE(waits, 2000u + 8u);
+    }
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// A vector that is its own mask, fresh from a product (sparse, its count still on the device):
+// assign(w, w, ...) touches exactly its entries, and w<w> = w changes nothing.
+TEST(AlgebraOnBothBackends, AssignThroughItsOwnPattern) {
+  const auto A = gbtest::random_graph({5000, 6.0, true, false, false, 0.0, 12});
+  for (gbcuda::Backend b : {gbcuda::Backend::Host, gbcuda::Backend::Cuda}) {
+    if (b == gbcuda::Backend::Cuda && !gbcuda::cuda_available()) continue;  // the host half still runs
+    SCOPED_TRACE(gbcuda::to_string(b));
+    gbcuda::Vector<std::int64_t> u(A.nrows(), b), w(A.nrows(), b);
+    for (Index v : {Index(0), Index(7), Index(99)}) u.set_element(v, v);
+    gbcuda::vxm(w, gbcuda::no_mask, gbcuda::no_accum, gbcuda::AnySecondI<std::int64_t>{}, u, A);
+    gbcuda::Vector<std::int64_t> before = w;
+    std::vector<Index> bi, wi;
+    std::vector<std::int64_t> bv, wv;
+    before.extract_tuples(bi, bv);
+    gbcuda::assign(w, w, gbcuda::no_accum, w, gbcuda::desc::S);
+    w.extract_tuples(wi, wv);
+    EXPECT_EQ(wi, bi);
+    EXPECT_EQ(wv, bv);
+    gbcuda::assign(w, w, gbcuda::Plus<std::int64_t>{}, std::int64_t(1000), gbcuda::desc::S);
+    w.extract_tuples(wi, wv);
+    ASSERT_EQ(wi, bi);
+    for (std::size_t p = 0; p < wv.size(); ++p) EXPECT_EQ(wv[p], bv[p] + 1000) << "entry " << wi[p];
+    gbcuda::assign(w, w, gbcuda::no_accum, std::int64_t(-5), gbcuda::desc::S);
+    w.extract_tuples(wi, wv);
+    ASSERT_EQ(wi, bi);
+    for (auto x : wv) EXPECT_EQ(x, -5);
+  }
+}
+
+}  // namespace
