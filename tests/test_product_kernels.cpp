@@ -234,22 +234,12 @@ struct ProductCapacities {
   ~ProductCapacities() { pr::set_product_capacities(saved); }
 };
 
-const std::vector<KernelCase>& engine_cases() {
-  static const std::vector<KernelCase> cases = {
-      {"auto", BfsKernel::Auto, Direction::Auto},
-      {"queue_warp", BfsKernel::QueueWarp, Direction::Auto},
-      {"queue_block", BfsKernel::QueueBlock, Direction::Auto},
-      {"queue_global", BfsKernel::QueueGlobal, Direction::Auto},
-      {"single_block", BfsKernel::SingleBlock, Direction::Auto},
-      {"pull", BfsKernel::Pull, Direction::Auto},
-      {"algebra_auto", BfsKernel::Auto, Direction::Auto, LevelLoop::Algebra},
-      {"algebra_queue_warp", BfsKernel::QueueWarp, Direction::Auto, LevelLoop::Algebra},
-      {"algebra_queue_block", BfsKernel::QueueBlock, Direction::Auto, LevelLoop::Algebra},
-      {"algebra_queue_global", BfsKernel::QueueGlobal, Direction::Auto, LevelLoop::Algebra},
-      {"algebra_single_block", BfsKernel::SingleBlock, Direction::Auto, LevelLoop::Algebra},
-      {"algebra_pull", BfsKernel::Pull, Direction::Auto, LevelLoop::Algebra},
-  };
-  return cases;
+// The library's kernels with the policy's direction (no baselines): what the tiny-capacity tests run.
+std::vector<KernelCase> engine_cases() {
+  std::vector<KernelCase> out;
+  for (const KernelCase& c : kernel_cases())
+    if (!c.baseline && c.direction == Direction::Auto) out.push_back(c);
+  return out;
 }
 
 class TinyCapacities : public testing::TestWithParam<KernelCase> {

@@ -165,6 +165,19 @@ const Matrix<TA>& pull_rows(const Matrix<TA>& A, bool transposed) {
   return A.transpose();
 }
 
+// Out-edges of a host vector's entries along the push rows (what a push of it would walk).
+template <class TU, class TA>
+Index entry_edges(const VectorStore<TU>& u, const Csr<TA>& push) {
+  auto deg = [&](Index k) { return push.row_ptr[k + 1] - push.row_ptr[k]; };
+  Index edges = 0;
+  if (u.form == VectorForm::Sparse)
+    for (Index p = 0; p < u.nvals; ++p) edges += deg(u.indices[p]);
+  else
+    for (Index k = 0; k < u.n; ++k)
+      if (u.form == VectorForm::Dense || u.bitmap[k]) edges += deg(k);
+  return edges;
+}
+
 // The host backend's push/pull choice: the library's policy (product_policy.hpp) on counts the
 // host has at hand, the history from u's trace when it was made with these push rows.
 template <class TU, class TA>
@@ -181,12 +194,7 @@ bool host_pulls(const Vector<TU>& u, const Csr<TA>& push, const PreparedMask& pm
     info.unexplored_edges = us.trace.unexplored;
     info.pulling = us.trace.pulled != 0;
   } else {
-    auto deg = [&](Index k) { return push.row_ptr[k + 1] - push.row_ptr[k]; };
-    if (us.form == VectorForm::Sparse)
-      for (Index p2 = 0; p2 < us.nvals; ++p2) info.frontier_edges += deg(us.indices[p2]);
-    else
-      for (Index k = 0; k < us.n; ++k)
-        if (us.form == VectorForm::Dense || us.bitmap[k]) info.frontier_edges += deg(k);
+    info.frontier_edges = entry_edges(us, push);
     Index allowed = n_out;
     if (pm.counted) allowed = pm.view.complement ? n_out - pm.count : pm.count;
     info.unexplored_edges = n_out > 0 ? Index(double(push.nvals()) * double(allowed) / double(n_out)) : 0;
@@ -200,31 +208,21 @@ void host_trace(VectorStore<TZ>& t, const Vector<TU>& u, const Csr<TA>& push, bo
   if (push.nrows != t.n) return;  // the output must index the push rows
   const auto& us = u.store();
   ProductTrace tr;
-  auto deg = [&](Index k) { return push.row_ptr[k + 1] - push.row_ptr[k]; };
   Index in_edges = 0;
   if (us.trace_of == push.row_ptr.data()) {
     in_edges = us.trace.edges;
     tr.unexplored = us.trace.unexplored;
   } else {
-    for (Index p2 = 0; p2 < us.n; ++p2) {
-      if (us.form == VectorForm::Sparse) {
-        if (p2 < us.nvals) in_edges += deg(us.indices[p2]);
-      } else if (us.form == VectorForm::Dense || us.bitmap[p2]) {
-        in_edges += deg(p2);
-      }
-    }
+    in_edges = entry_edges(us, push);
     tr.unexplored = push.nvals();
   }
   tr.unexplored = std::max<Index>(0, tr.unexplored - in_edges);
-  if (t.form == VectorForm::Sparse)
-    for (Index p2 = 0; p2 < t.nvals; ++p2) tr.edges += deg(t.indices[p2]);
-  else
-    for (Index k = 0; k < t.n; ++k)
-      if (t.form == VectorForm::Dense || t.bitmap[k]) tr.edges += deg(k);
+  tr.edges = entry_edges(t, push);
   tr.input_size = us.nvals;
   tr.examined = pulled ? examined : in_edges;
   tr.pulled = pulled ? 1 : 0;
-  tr.kernel = static_cast<std::int32_t>(pulled ? ProductKernel::Pull : ProductKernel::QueueWarp);
+  // The host has one pull and one push; its push is none of the GPU's kernels: Auto.
+  tr.kernel = static_cast<std::int32_t>(pulled ? ProductKernel::Pull : ProductKernel::Auto);
   t.trace = tr;
   t.trace_of = push.row_ptr.data();
 }

@@ -83,7 +83,7 @@ double seconds_since(Clock::time_point t0) { return std::chrono::duration<double
 // The trace a product left on its output (ProductTrace): the kernel that ran, what it examined.
 // On CUDA one read of the vector's device tally.
 template <class F>
-detail::ProductTrace trace_of(const Vector<F>& q) {
+detail::ProductTrace product_trace(const Vector<F>& q) {
   const auto& s = q.store();
   if (s.where == Backend::Host || s.tally.empty()) return s.trace;
   detail::DeviceTally t{};
@@ -122,14 +122,14 @@ void algebra_bfs(const Matrix<T>& A, Index source, const BfsOptions& o, Backend 
     else vxm(q, level, no_accum, semiring, q, A, d);
     const Index nq = q.nvals();
     if (o.collect_stats) {
-      const detail::ProductTrace tr = trace_of(q);
+      const detail::ProductTrace tr = product_trace(q);
       const auto k = static_cast<BfsKernel>(tr.kernel);
       BfsLevelStats st;
       st.level = depth;
       st.frontier_size = frontier;
       st.edges_examined = tr.examined;
       st.direction = tr.pulled ? Direction::Pull : Direction::Push;
-      st.kernel = b == Backend::Host && !tr.pulled ? BfsKernel::Auto : k;
+      st.kernel = k;
       st.seconds = seconds_since(tl);
       r.levels.push_back(st);
     }
@@ -166,7 +166,7 @@ BfsResult bfs(const Matrix<T>& A, Index source, const BfsOptions& options) {
   const bool may_pull =
       options.direction != Direction::Push && (options.kernel == BfsKernel::Auto || options.kernel == BfsKernel::Pull);
   const Csr<T>& out = A.csr(b);
-  const Csr<T>* in = nullptr;
+  [[maybe_unused]] const Csr<T>* in = nullptr;  // the fused path's pull rows (a CUDA build's)
   if (may_pull) in = A.is_symmetric_structure() ? &out : &A.transpose().csr(b);
 
   bool fused = false;

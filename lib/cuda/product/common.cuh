@@ -54,7 +54,6 @@ struct Control {
   int level;             // the level the next expansion produces (1 = the source's neighbours)
   int pulling;           // the last expansion was a pull
   int kernel;            // ProductKernel chosen for the next expansion
-  unsigned blocks_done;  // unused (kept for the layout)
   int queue;             // fused kernel: queues[queue] holds the frontier
   int bitmap;            // fused kernel: bitmaps[bitmap] holds it too while `pulling`
 };
@@ -302,7 +301,6 @@ __device__ inline Control load_control(const Control* p) {
   c.level = v->level;
   c.pulling = v->pulling;
   c.kernel = v->kernel;
-  c.blocks_done = v->blocks_done;
   c.queue = v->queue;
   c.bitmap = v->bitmap;
   return c;
