@@ -1,4 +1,4 @@
-// Probe behind the choice of the persistent level loop (lib/cuda/frontier/persistent.cu): what
+// Probe behind the choice of the persistent level loop (now lib/cuda/product/fused_bfs.cu): what
 // one step between BFS levels costs on this GPU, 4000 steps each, timed with CUDA events:
 //   - a CUDA graph with a WHILE node whose body is a 1-thread dispatch kernel and two IF nodes,
 //     one of which runs a 1056-block kernel (device-side choice without the host);
