@@ -3,6 +3,7 @@
 // validate_bfs on good and corrupted results.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <string>
 #include <tuple>
@@ -127,6 +128,27 @@ TEST_P(BfsTest, StarAndPath) {
   check(gbtest::path_graph(len, true), 0, "directed path");
   check(gbtest::path_graph(len, false), len / 2, "undirected path");
   check(gbtest::path_graph(len, true), len - 1, "directed path from its end");
+}
+
+// A host BFS level costs its frontier's work, not O(n): a path of a million vertices (a million
+// levels of one vertex) takes about a second. At O(n) a level it took O(n^2): hours.
+TEST(BfsHost, LongPathCostsItsFrontierPerLevel) {
+  const Index n = 1000000;
+  const auto A = gbtest::path_graph(n, true);
+  for (bool parents : {false, true}) {
+    gbcuda::BfsOptions o;
+    o.device = gbcuda::Device::Host;
+    o.compute_parents = parents;
+    const auto t0 = std::chrono::steady_clock::now();
+    const gbcuda::BfsResult r = gbcuda::bfs(A, 0, o);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_EQ(r.vertices_reached, n);
+    EXPECT_EQ(r.level[n - 1], n - 1);
+    if (parents) {
+      EXPECT_EQ(r.parent[n - 1], n - 2);
+    }
+    EXPECT_LT(s, 30.0) << (parents ? "parents" : "levels") << ": " << s << " s for " << n << " levels";
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllModes, BfsTest, testing::ValuesIn(all_modes()), mode_name);

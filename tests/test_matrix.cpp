@@ -5,6 +5,7 @@
 
 #include "gbcuda/context.hpp"
 #include "gbcuda/matrix.hpp"
+#include "gbcuda/operations.hpp"
 #include "gbcuda/vector.hpp"
 #include "support/graphs.hpp"
 
@@ -49,9 +50,9 @@ TEST(Matrix, RejectsBadInput) {
     EXPECT_EQ(e.status(), gbcuda::Status::InvalidIndex);
   }
   EXPECT_THROW(gbcuda::Matrix<bool>::from_coo(-1, 3, {}, {}), gbcuda::Error);
-  EXPECT_THROW(gbcuda::Matrix<bool>::from_csr(2, 2, {0, 1}, {0}), gbcuda::Error);          // short row_ptr
-  EXPECT_THROW(gbcuda::Matrix<bool>::from_csr(2, 2, {0, 2, 1}, {0, 1}), gbcuda::Error);    // decreasing
-  EXPECT_THROW(gbcuda::Matrix<bool>::from_csr(2, 2, {0, 1, 2}, {0, 5}), gbcuda::Error);    // column range
+  EXPECT_THROW(gbcuda::Matrix<bool>::from_csr(2, 2, {0, 1}, {0}), gbcuda::Error);        // short row_ptr
+  EXPECT_THROW(gbcuda::Matrix<bool>::from_csr(2, 2, {0, 2, 1}, {0, 1}), gbcuda::Error);  // decreasing
+  EXPECT_THROW(gbcuda::Matrix<bool>::from_csr(2, 2, {0, 1, 2}, {0, 5}), gbcuda::Error);  // column range
 }
 
 TEST(Matrix, FromCsrSortsRows) {
@@ -148,6 +149,41 @@ TEST_P(VectorBackends, Elements) {
   const auto full = gbcuda::Vector<float>::full(5, 2.5f, GetParam());
   EXPECT_EQ(full.form(), gbcuda::VectorForm::Dense);
   EXPECT_EQ(full.nvals(), 5);
+}
+
+// FormControl::Bitmap keeps a vector a bitmap through conform() (Dense when full), and copies keep
+// the control; Auto goes back to choosing by density.
+TEST_P(VectorBackends, FormControlBitmapSticks) {
+  const Index n = 1000;
+  gbcuda::Vector<std::int32_t> v(n, GetParam());
+  EXPECT_EQ(v.form_control(), gbcuda::FormControl::Auto);
+  v.set_form_control(gbcuda::FormControl::Bitmap);
+  EXPECT_EQ(v.form(), gbcuda::VectorForm::Bitmap);
+  v.set_element(5, 1);
+  gbcuda::Vector<bool> m(n, GetParam());
+  m.set_element(7, true);
+  m.to_form(gbcuda::VectorForm::Sparse);
+  gbcuda::assign(v, m, gbcuda::no_accum, std::int32_t(2), gbcuda::desc::S);
+  EXPECT_EQ(v.nvals(), 2);  // on CUDA the count comes back here; conform() decides only then
+  v.conform();
+  EXPECT_EQ(v.form(), gbcuda::VectorForm::Bitmap) << "1/500 dense: Auto would make it Sparse";
+  EXPECT_EQ(v.element(7), 2);
+  const gbcuda::Vector<std::int32_t> copy = v;
+  EXPECT_EQ(copy.form_control(), gbcuda::FormControl::Bitmap);
+  EXPECT_EQ(v.to(Backend::Host).form_control(), gbcuda::FormControl::Bitmap);
+  v.clear();
+  EXPECT_EQ(v.form(), gbcuda::VectorForm::Bitmap);
+  gbcuda::assign(v, gbcuda::no_mask, gbcuda::no_accum, std::int32_t(3));
+  EXPECT_EQ(v.nvals(), n);
+  v.conform();
+  EXPECT_EQ(v.form(), gbcuda::VectorForm::Dense);  // full
+  v.set_form_control(gbcuda::FormControl::Auto);
+  v.remove_element(0);
+  v.clear();
+  v.set_element(1, 1);
+  EXPECT_EQ(v.nvals(), 1);
+  v.conform();
+  EXPECT_EQ(v.form(), gbcuda::VectorForm::Sparse);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, VectorBackends, testing::Values(Backend::Host, Backend::Cuda),

@@ -11,10 +11,10 @@
 //
 // On the GPU nothing here waits for the device except q.nvals(), once a level: vxm and assign
 // are enqueued and return (gbcuda::host_waits() counts what waits).
-#include <gbcuda/gbcuda.hpp>
-
 #include <cstdint>
 #include <vector>
+
+#include <gbcuda/gbcuda.hpp>
 
 namespace example {
 
@@ -32,6 +32,11 @@ BfsOutput bfs(const gbcuda::Matrix<T>& A, gbcuda::Index source, gbcuda::Backend 
   Vector<std::int32_t> level(n, where);
   Vector<std::int64_t> parent(n, where);
   Vector<std::int64_t> q(n, where);  // the frontier
+  // Keep the visited sets as bitmaps (GraphBLAS's sparsity control): the mask is then read in
+  // place and an assign writes only the frontier's positions, so a level costs its frontier's
+  // work rather than O(n). Without this a long thin graph (a path) takes O(n) per level.
+  level.set_form_control(FormControl::Bitmap);
+  parent.set_form_control(FormControl::Bitmap);
   level.set_element(source, 0);
   parent.set_element(source, source);
   q.set_element(source, source);

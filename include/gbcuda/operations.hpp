@@ -53,7 +53,7 @@ struct PreparedMask {
 };
 
 // `list_ok`: the caller's primitive walks a sparse structural mask's list itself (assign without
-// replace), so on the CUDA backend no bitmap is built for it (that would cost O(n) per call).
+// replace), so no bitmap is built for it (that would cost O(n) per call).
 template <class MaskArg>
 PreparedMask prepare_mask(const MaskArg& mask, const Descriptor& d, Backend b, Index n, bool list_ok = false) {
   PreparedMask pm;
@@ -88,7 +88,7 @@ PreparedMask prepare_mask(const MaskArg& mask, const Descriptor& d, Backend b, I
       pm.view.list_size = ms.nvals;
       pm.view.list_size_dev = device_nvals(ms);
       pm.view.list_capacity = Index(ms.indices.size());
-      if (list_ok && b == Backend::Cuda) return pm;  // list only
+      if (list_ok) return pm;  // list only
     }
     pm.scratch = Array<std::uint8_t>(n, b);
     auto mv = view(ms);

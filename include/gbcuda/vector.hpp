@@ -16,6 +16,15 @@ namespace gbcuda {
 enum class VectorForm { Sparse, Bitmap, Dense };
 const char* to_string(VectorForm f);
 
+// How conform() picks a vector's form (GraphBLAS's sparsity control).
+enum class FormControl {
+  Auto,    // by density: Dense when full, Sparse below 1/32, else Bitmap
+  Bitmap,  // Bitmap, or Dense when full. For a vector that many operations read or update a
+           // few entries at a time, such as a BFS's visited set: as a mask it is read in place,
+           // and an assign through a sparse mask writes only the listed positions, so each call
+           // costs what it touches, not O(n) (rebuilding a bitmap) or O(nvals) (merging lists).
+};
+
 namespace detail {
 
 // What a boolean masked product (vxm/mxv with a structural semiring, see operations.hpp) records
@@ -144,9 +153,12 @@ class Vector {
   static Vector from_tuples(Index n, const std::vector<Index>& idx, const std::vector<T>& vals,
                             Backend where = Backend::Host);
 
-  Vector(const Vector& o) : s_(o.s_.clone(o.s_.where)) {}
+  Vector(const Vector& o) : s_(o.s_.clone(o.s_.where)), control_(o.control_) {}
   Vector& operator=(const Vector& o) {
-    if (this != &o) s_ = o.s_.clone(o.s_.where);
+    if (this != &o) {
+      s_ = o.s_.clone(o.s_.where);
+      control_ = o.control_;
+    }
     return *this;
   }
   Vector(Vector&&) noexcept = default;
@@ -163,7 +175,7 @@ class Vector {
   void set_element(Index i, T value);
   std::optional<T> element(Index i) const;
   void remove_element(Index i);
-  void clear();  // no entries, sparse form
+  void clear();  // no entries (sparse form, unless the form control says otherwise)
 
   // All entries as sorted (index, value) lists in host memory.
   void extract_tuples(std::vector<Index>& idx, std::vector<T>& vals) const;
@@ -172,9 +184,13 @@ class Vector {
 
   // Change representation; contents are unchanged.
   void to_form(VectorForm f) { detail::convert_form(s_, f); }
-  // Pick the form by density: Dense when full, Sparse below 1/32 density, else Bitmap. Does
-  // nothing while the count is in device memory (deciding would make the host wait).
+  // Pick the form as the form control says (by density unless set otherwise). Operations call
+  // it on their output. Does nothing while the count is in device memory (deciding would make
+  // the host wait).
   void conform();
+  // Sets how conform() picks the form from now on (kept by copies), and conforms now.
+  void set_form_control(FormControl c);
+  FormControl form_control() const noexcept { return control_; }
   // A copy in another backend's memory (or this one's).
   Vector to(Backend where) const;
 
@@ -186,6 +202,7 @@ class Vector {
  private:
   void check_index(Index i) const;
   detail::VectorStore<T> s_;
+  FormControl control_ = FormControl::Auto;
 };
 
 #define GBCUDA_EXTERN_VECTOR(T)                                                   \

@@ -104,13 +104,17 @@ void algebra_bfs(const Matrix<T>& A, Index source, const BfsOptions& o, Backend 
   d.beta = o.beta;
 
   const auto t0 = Clock::now();
+  // The visited set (level, or parent) stays a bitmap: read in place as the mask, and written
+  // only at the new frontier's positions, so a level costs its frontier's work, not O(n).
   Vector<std::int32_t> level(n, b);
+  level.set_form_control(FormControl::Bitmap);
   level.set_element(source, 0);
   Vector<F> q(n, b);
   q.set_element(source, F(with_parents ? source : 1));
   Vector<std::int64_t> parent;
   if constexpr (with_parents) {
     parent = Vector<std::int64_t>(n, b);
+    parent.set_form_control(FormControl::Bitmap);
     parent.set_element(source, source);
   }
   Index frontier = 1;

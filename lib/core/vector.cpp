@@ -242,6 +242,7 @@ void Vector<T>::remove_element(Index i) {
 template <class T>
 void Vector<T>::clear() {
   s_ = detail::VectorStore<T>::empty(s_.n, s_.where);
+  conform();
 }
 
 template <class T>
@@ -269,6 +270,10 @@ std::vector<T> Vector<T>::to_dense_vector(T missing) const {
 template <class T>
 void Vector<T>::conform() {
   if (s_.count_on_device) return;  // the form stays until the count is known on the host
+  if (control_ == FormControl::Bitmap) {
+    to_form(s_.nvals == s_.n && s_.n > 0 ? VectorForm::Dense : VectorForm::Bitmap);
+    return;
+  }
   if (s_.nvals == s_.n && s_.n > 0) {
     to_form(VectorForm::Dense);
   } else if (s_.nvals * 32 < s_.n) {
@@ -281,8 +286,16 @@ void Vector<T>::conform() {
 }
 
 template <class T>
+void Vector<T>::set_form_control(FormControl c) {
+  control_ = c;
+  conform();
+}
+
+template <class T>
 Vector<T> Vector<T>::to(Backend where) const {
-  return Vector<T>(s_.clone(where));
+  Vector<T> out(s_.clone(where));
+  out.control_ = control_;
+  return out;
 }
 
 #define GBCUDA_INSTANTIATE_VECTOR(T)                                       \

@@ -5,7 +5,7 @@
 //
 // Output forms chosen here:
 //   gather        Bitmap (Sparse when the mask lists its allowed positions)
-//   scatter       Bitmap
+//   scatter       Sparse (jumbled) below 1/32 density, else Bitmap
 //   apply         the input's form (Bitmap for a masked Dense input)
 //   ewise         Sparse when both inputs are Sparse, or an intersection with one Sparse input;
 //                 else Bitmap (Dense for two Dense inputs without a mask)
@@ -46,6 +46,31 @@ inline int max_threads() {
 #else
   return 1;
 #endif
+}
+
+// f(i) for i in [0, n) on OpenMP threads when n > parallel_min, else on this thread; count_over
+// returns the sum of f(i). The serial branch is spelt out: a region whose if() clause is false
+// still sets up a team (about a microsecond, with futex traffic), which a BFS level that touches
+// one vertex would pay several times over.
+template <class F>
+void for_each_index(Index n, Index parallel_min, const F& f) {
+  if (n > parallel_min) {
+    GBCUDA_HOST_OMP(omp parallel for schedule(static))
+    for (Index i = 0; i < n; ++i) f(i);
+  } else {
+    for (Index i = 0; i < n; ++i) f(i);
+  }
+}
+template <class F>
+Index count_over(Index n, Index parallel_min, const F& f) {
+  Index c = 0;
+  if (n > parallel_min) {
+    GBCUDA_HOST_OMP(omp parallel for schedule(static) reduction(+ : c))
+    for (Index i = 0; i < n; ++i) c += f(i) ? 1 : 0;
+  } else {
+    for (Index i = 0; i < n; ++i) c += f(i) ? 1 : 0;
+  }
+  return c;
 }
 
 template <class T>
@@ -105,12 +130,11 @@ VecView<T> bitmap_of_sparse(const VecView<T>& u, Array<std::uint8_t>& bm, Array<
   bm.fill_bytes_with(0);
   const bool with_values = u.values != nullptr;
   if (with_values) vals = host_array<T>(u.n);
-  GBCUDA_HOST_OMP(omp parallel for schedule(static) if (u.nvals > kParallelMin))
-  for (Index p = 0; p < u.nvals; ++p) {
+  for_each_index(u.nvals, kParallelMin, [&](Index p) {
     const Index i = u.indices[p];
     bm[i] = 1;
     if (with_values) vals[i] = u.values[p];
-  }
+  });
   VecView<T> b = u;
   b.form = VectorForm::Bitmap;
   b.indices = nullptr;
@@ -129,11 +153,10 @@ void make_bitmap(VectorStore<T>& w) {
   } else {
     bm.fill_bytes_with(0);
     Array<T> vals = host_array<T>(w.n);
-    GBCUDA_HOST_OMP(omp parallel for schedule(static) if (w.nvals > kParallelMin))
-    for (Index p = 0; p < w.nvals; ++p) {
+    for_each_index(w.nvals, kParallelMin, [&](Index p) {
       bm[w.indices[p]] = 1;
       vals[w.indices[p]] = w.values[p];
-    }
+    });
     w.values = std::move(vals);
     w.indices.reset();
   }
@@ -168,13 +191,11 @@ void mask_bitmap(std::uint8_t* out, const VecView<M>& mask, bool structural) {
   if (mask.form == VectorForm::Sparse) {
     if (n > 0) std::memset(out, 0, static_cast<std::size_t>(n));
     GBCUDA_HOST_OMP(omp parallel for schedule(static) if (mask.nvals > util::kParallelMin))
-    for (Index p = 0; p < mask.nvals; ++p)
-      out[mask.indices[p]] = (structural || mask.value(p) != M(0)) ? 1 : 0;
+    for (Index p = 0; p < mask.nvals; ++p) out[mask.indices[p]] = (structural || mask.value(p) != M(0)) ? 1 : 0;
     return;
   }
   GBCUDA_HOST_OMP(omp parallel for schedule(static) if (n > util::kParallelMin))
-  for (Index i = 0; i < n; ++i)
-    out[i] = (mask.present(i) && (structural || mask.value(i) != M(0))) ? 1 : 0;
+  for (Index i = 0; i < n; ++i) out[i] = (mask.present(i) && (structural || mask.value(i) != M(0))) ? 1 : 0;
 }
 
 // ---- gather (pull): t(i) = ADD_k MUL over row i of `rows` where u(k) present -----------------
@@ -243,75 +264,85 @@ void gather(VectorStore<typename S::value_type>& t, const MaskView& m, const S& 
 }
 
 // ---- scatter (push): for each entry k of u, t(j) = ADD(t(j), MUL) over row k of `cols` ------
+// Which positions are claimed is kept in a byte map of n bytes that belongs to the calling
+// thread and stays zeroed between calls (util::claim_map): a push that claims few positions
+// clears only those again, so its cost follows the edges it walks, not n (a BFS level on a long
+// path costs O(1), not O(n)). The result is Sparse (jumbled) below 1/32 density, else Bitmap.
+namespace util {
+inline Array<std::uint8_t>& claim_map_slot() {
+  static thread_local Array<std::uint8_t> slot;
+  return slot;
+}
+// The calling thread's zeroed byte map, at least n bytes (allocated and zeroed when too short).
+inline std::uint8_t* claim_map(Index n) {
+  Array<std::uint8_t>& slot = claim_map_slot();
+  if (static_cast<Index>(slot.size()) < n) {
+    slot = host_array<std::uint8_t>(std::max<Index>(n, 1));
+    slot.fill_bytes_with(0);
+  }
+  return slot.data();
+}
+}  // namespace util
+
 template <class S, class TA, class TU>
 void scatter(VectorStore<typename S::value_type>& t, const MaskView& m, const S& s, const CsrView<TA>& cols,
              const VecView<TU>& u, bool u_first) {
   using Z = typename S::value_type;
   constexpr MonoidKind kind = S::add_type::kind;
+  // ANY keeps whichever term claims t(j) first (its value is listed beside the claim); LOR over
+  // bool keeps its value in the claim byte (bit 1: a true term). Both run in parallel without
+  // a read-modify-write of values. Other monoids add into a length-n array, on one thread.
+  constexpr bool any = kind == MonoidKind::Any;
+  constexpr bool lor_bool = kind == MonoidKind::Lor && std::is_same_v<Z, bool>;
   const Index n = cols.ncols;
   util::reset(t, n);
-  t.form = VectorForm::Bitmap;
-  t.bitmap = util::host_array<std::uint8_t>(n);
-  t.values = util::host_array<Z>(n);
-  t.bitmap.fill_bytes_with(0);
-  std::uint8_t* bm = t.bitmap.data();
-  Z* vals = t.values.data();
+  std::uint8_t* bm = util::claim_map(n);
+  Array<Z> acc;  // other monoids: the sums, written only at claimed positions
+  if constexpr (!any && !lor_bool) acc = util::host_array<Z>(n);
   auto term = [&](Index e, Index k, Offset p) -> Z {
     return u_first ? s.multiply(u.value(e), cols.value(p), k) : s.multiply(cols.value(p), u.value(e), k);
   };
-  Index count = 0;
-  if constexpr (kind == MonoidKind::Any || (kind == MonoidKind::Lor && std::is_same_v<Z, bool>)) {
-    // No read-modify-write needed: ANY keeps whichever term claims t(j) first; LOR over bool
-    // starts every t(j) at false and only ever stores true. Each thread lists the positions it
-    // claimed, so the result can be handed out Sparse without a pass over all n positions.
-    if constexpr (kind == MonoidKind::Lor) std::fill(vals, vals + n, Z(false));
-    std::vector<std::vector<Vid>> claimed(static_cast<std::size_t>(util::max_threads()));
-    GBCUDA_HOST_OMP(omp parallel if (u.nvals > 64))
-    {
-#if defined(_OPENMP)
-      std::vector<Vid>& mine = claimed[static_cast<std::size_t>(omp_get_thread_num())];
-#else
-      std::vector<Vid>& mine = claimed[0];
-#endif
-      GBCUDA_HOST_OMP(omp for schedule(dynamic, 64))
-      for (Index e = 0; e < u.nvals; ++e) {
-        const Index k = u.indices[e];
-        for (Offset p = cols.row_ptr[k], pe = cols.row_ptr[k + 1]; p < pe; ++p) {
-          const Index j = cols.col_idx[p];
-          if (!m.allows(j)) continue;
-          std::atomic_ref<std::uint8_t> present(bm[j]);
-          if constexpr (kind == MonoidKind::Any) {
-            if (present.load(std::memory_order_relaxed) != 0) continue;
-            if (present.exchange(1, std::memory_order_relaxed) == 0) {
-              vals[j] = term(e, k, p);
-              mine.push_back(static_cast<Vid>(j));
-            }
-          } else {
-            if (present.exchange(1, std::memory_order_relaxed) == 0) mine.push_back(static_cast<Vid>(j));
-            if (term(e, k, p)) std::atomic_ref<Z>(vals[j]).store(true, std::memory_order_relaxed);
+  const int nthreads = (any || lor_bool) ? util::max_threads() : 1;
+  std::vector<std::vector<Vid>> claimed(static_cast<std::size_t>(nthreads));
+  std::vector<std::vector<Z>> claimed_value(any ? static_cast<std::size_t>(nthreads) : 0);
+  if constexpr (any || lor_bool) {
+    // Walks the row of u's e-th entry for thread `me`.
+    auto visit = [&](Index e, std::size_t me) {
+      const Index k = u.indices[e];
+      for (Offset p = cols.row_ptr[k], pe = cols.row_ptr[k + 1]; p < pe; ++p) {
+        const Index j = cols.col_idx[p];
+        if (!m.allows(j)) continue;
+        std::atomic_ref<std::uint8_t> claim(bm[j]);
+        if constexpr (any) {
+          if (claim.load(std::memory_order_relaxed) != 0) continue;
+          if (claim.exchange(1, std::memory_order_relaxed) == 0) {
+            claimed[me].push_back(static_cast<Vid>(j));
+            claimed_value[me].push_back(term(e, k, p));
           }
+        } else {
+          const std::uint8_t bits = term(e, k, p) ? 3 : 1;
+          const std::uint8_t old = claim.load(std::memory_order_relaxed);
+          if ((old | bits) == old) continue;
+          if (claim.fetch_or(bits, std::memory_order_relaxed) == 0) claimed[me].push_back(static_cast<Vid>(j));
         }
       }
-    }
-    for (const auto& c : claimed) count += static_cast<Index>(c.size());
-    if (count * 32 < n) {  // sparse result: hand out the claimed list (jumbled)
-      Array<Vid> idx = util::host_array<Vid>(count);
-      Array<Z> sv = util::host_array<Z>(count);
-      Index pos = 0;
-      for (const auto& c : claimed)
-        for (Vid j : c) {
-          idx[pos] = j;
-          sv[pos] = vals[j];
-          ++pos;
-        }
-      t.form = VectorForm::Sparse;
-      t.bitmap.reset();
-      t.indices = std::move(idx);
-      t.values = std::move(sv);
-      t.jumbled = !util::strictly_sorted(t.indices.data(), count);
+    };
+    if (u.nvals > 64) {
+      GBCUDA_HOST_OMP(omp parallel) {
+#if defined(_OPENMP)
+        const auto me = static_cast<std::size_t>(omp_get_thread_num());
+#else
+        const std::size_t me = 0;
+#endif
+        GBCUDA_HOST_OMP(omp for schedule(dynamic, 64))
+        for (Index e = 0; e < u.nvals; ++e) visit(e, me);
+      }
+    } else {
+      for (Index e = 0; e < u.nvals; ++e) visit(e, 0);
     }
   } else {
-    // Other monoids: one thread, in u's order.
+    std::vector<Vid>& mine = claimed[0];
+    Z* sums = acc.data();
     for (Index e = 0; e < u.nvals; ++e) {
       const Index k = u.indices[e];
       for (Offset p = cols.row_ptr[k], pe = cols.row_ptr[k + 1]; p < pe; ++p) {
@@ -319,16 +350,52 @@ void scatter(VectorStore<typename S::value_type>& t, const MaskView& m, const S&
         if (!m.allows(j)) continue;
         const Z z = term(e, k, p);
         if (bm[j]) {
-          vals[j] = s.add(vals[j], z);
+          sums[j] = s.add(sums[j], z);
         } else {
           bm[j] = 1;
-          vals[j] = z;
-          ++count;
+          sums[j] = z;
+          mine.push_back(static_cast<Vid>(j));
         }
       }
     }
   }
+  // The value of the q-th claim of thread c (at position j).
+  auto value_of = [&](std::size_t c, std::size_t q, Vid j) -> Z {
+    if constexpr (any) return claimed_value[c][q];
+    else if constexpr (lor_bool) return (bm[j] & 2) != 0;
+    else return acc[j];
+  };
+  Index count = 0;
+  for (const auto& c : claimed) count += static_cast<Index>(c.size());
   t.nvals = count;
+  if (count * 32 < n) {  // sparse result: the claims in thread order (jumbled)
+    t.indices = util::host_array<Vid>(count);
+    t.values = util::host_array<Z>(count);
+    Index pos = 0;
+    for (std::size_t c = 0; c < claimed.size(); ++c)
+      for (std::size_t q = 0; q < claimed[c].size(); ++q) {
+        const Vid j = claimed[c][q];
+        t.indices[pos] = j;
+        t.values[pos] = value_of(c, q, j);
+        ++pos;
+      }
+    for (const auto& c : claimed)
+      for (Vid j : c) bm[j] = 0;  // the map goes back zeroed
+    t.jumbled = !util::strictly_sorted(t.indices.data(), count);
+    return;
+  }
+  t.form = VectorForm::Bitmap;  // dense enough that O(n) is the result's own size
+  t.bitmap = util::host_array<std::uint8_t>(n);
+  t.values = util::host_array<Z>(n);
+  std::uint8_t* tb = t.bitmap.data();
+  GBCUDA_HOST_OMP(omp parallel for schedule(static) if (n > util::kParallelMin))
+  for (Index i = 0; i < n; ++i) tb[i] = bm[i] != 0 ? 1 : 0;
+  for (std::size_t c = 0; c < claimed.size(); ++c)
+    for (std::size_t q = 0; q < claimed[c].size(); ++q) {
+      const Vid j = claimed[c][q];
+      t.values[j] = value_of(c, q, j);
+    }
+  std::memset(bm, 0, static_cast<std::size_t>(n));
 }
 
 // ---- merge: w<m> = accum(w, t) --------------------------------------------------------------
@@ -372,18 +439,17 @@ void merge(VectorStore<T>& w, const MaskView& m, const Accum& accum, VectorStore
         }
       }
     }
-    GBCUDA_HOST_OMP(omp parallel for schedule(static) reduction(+ : added) if (t.nvals > util::kParallelMin))
-    for (Index p = 0; p < t.nvals; ++p) {
+    added = util::count_over(t.nvals, util::kParallelMin, [&](Index p) {
       const Index i = t.indices[p];
       if (w_dense || wb[i]) {
         if constexpr (has_accum) wv[i] = util::accumulate(accum, wv[i], t.values[p]);
         else wv[i] = t.values[p];
-      } else {
-        wb[i] = 1;
-        wv[i] = t.values[p];
-        ++added;
+        return false;
       }
-    }
+      wb[i] = 1;
+      wv[i] = t.values[p];
+      return true;
+    });
     w.nvals += added - removed;
     return;
   }
@@ -468,31 +534,27 @@ void merge_scalar(VectorStore<T>& w, const MaskView& m, const Accum& accum, T s,
       const std::vector<Index> lo = util::sorted_order(m.list, L);
       Array<Vid> idx = util::host_array<Vid>(L);
       Array<T> vals = util::host_array<T>(L);
-      GBCUDA_HOST_OMP(omp parallel for schedule(static) if (L > util::kParallelMin))
-      for (Index e = 0; e < L; ++e) {
+      util::for_each_index(L, util::kParallelMin, [&](Index e) {
         const Index i = m.list[lo[static_cast<std::size_t>(e)]];
         idx[e] = static_cast<Vid>(i);
         vals[e] = (w_dense || w.bitmap[i]) ? combine(w.values[i]) : s;
-      }
+      });
       util::reset(w, n);
       w.nvals = L;
       w.indices = std::move(idx);
       w.values = std::move(vals);
       return;
     }
-    Index added = 0;
-    GBCUDA_HOST_OMP(omp parallel for schedule(static) reduction(+ : added) if (L > util::kParallelMin))
-    for (Index e = 0; e < L; ++e) {
+    w.nvals += util::count_over(L, util::kParallelMin, [&](Index e) {
       const Index i = m.list[e];
       if (w_dense || w.bitmap[i]) {
         w.values[i] = combine(w.values[i]);
-      } else {
-        w.bitmap[i] = 1;
-        w.values[i] = s;
-        ++added;
+        return false;
       }
-    }
-    w.nvals += added;
+      w.bitmap[i] = 1;
+      w.values[i] = s;
+      return true;
+    });
     return;
   }
 
@@ -661,10 +723,8 @@ void ewise(VectorStore<typename Op::result_type>& t, const MaskView& m, const Op
           });
       t.jumbled = !util::strictly_sorted(t.indices.data(), t.nvals);
     };
-    if (u_sparse)
-      filter(u, v, [&](Index p, Index i) { return static_cast<Z>(op(u.value(p), v.value(i))); });
-    else
-      filter(v, u, [&](Index p, Index i) { return static_cast<Z>(op(u.value(i), v.value(p))); });
+    if (u_sparse) filter(u, v, [&](Index p, Index i) { return static_cast<Z>(op(u.value(p), v.value(i))); });
+    else filter(v, u, [&](Index p, Index i) { return static_cast<Z>(op(u.value(i), v.value(p))); });
     return;
   }
 
@@ -712,8 +772,7 @@ typename Monoid::value_type reduce(const Monoid& mon, const VecView<T>& u) {
   // given thread count).
   const int nthreads = len > util::kParallelMin ? util::max_threads() : 1;
   std::vector<Z> partial(static_cast<std::size_t>(nthreads), mon.identity());
-  GBCUDA_HOST_OMP(omp parallel num_threads(nthreads) if (nthreads > 1))
-  {
+  GBCUDA_HOST_OMP(omp parallel num_threads(nthreads) if (nthreads > 1)) {
 #if defined(_OPENMP)
     const int tid = omp_get_thread_num();
 #else
