@@ -168,14 +168,12 @@ const Matrix<TA>& pull_rows(const Matrix<TA>& A, bool transposed) {
 // Out-edges of a host vector's entries along the push rows (what a push of it would walk).
 template <class TU, class TA>
 Index entry_edges(const VectorStore<TU>& u, const Csr<TA>& push) {
-  auto deg = [&](Index k) { return push.row_ptr[k + 1] - push.row_ptr[k]; };
-  Index edges = 0;
+  auto deg = [&](Index k) -> Index { return push.row_ptr[k + 1] - push.row_ptr[k]; };
+  namespace hu = host::util;
   if (u.form == VectorForm::Sparse)
-    for (Index p = 0; p < u.nvals; ++p) edges += deg(u.indices[p]);
-  else
-    for (Index k = 0; k < u.n; ++k)
-      if (u.form == VectorForm::Dense || u.bitmap[k]) edges += deg(k);
-  return edges;
+    return hu::sum_over(u.nvals, hu::kParallelMin, [&](Index p) { return deg(u.indices[p]); });
+  if (u.form == VectorForm::Dense) return push.row_ptr[u.n] - push.row_ptr[0];
+  return hu::sum_over(u.n, hu::kParallelMin, [&](Index k) -> Index { return u.bitmap[k] ? deg(k) : 0; });
 }
 
 // The host backend's push/pull choice: the library's policy (product_policy.hpp) on counts the

@@ -5,6 +5,7 @@
 #include <numeric>
 #include <string>
 
+#include "gbcuda/detail/host_ops.hpp"
 #if GBCUDA_HAVE_CUDA
 #include "gbcuda/detail/cuda_ops.hpp"
 #endif
@@ -40,16 +41,19 @@ void host_to_bitmap(VectorStore<T>& v) {
 template <class T>
 void host_to_sparse(VectorStore<T>& v) {
   if (v.form == VectorForm::Sparse) return;
-  Array<Vid> indices(static_cast<std::size_t>(v.nvals), Backend::Host);
-  Array<T> values(static_cast<std::size_t>(v.nvals), Backend::Host);
-  Index p = 0;
-  for (Index i = 0; i < v.n; ++i) {
-    if (v.form == VectorForm::Dense || v.bitmap[i]) {
-      indices[p] = static_cast<Vid>(i);
-      values[p] = v.values[i];
-      ++p;
-    }
-  }
+  Array<Vid> indices;
+  Array<T> values;
+  const bool dense = v.form == VectorForm::Dense;
+  host::util::compact(
+      v.n, [&](Index i) { return dense || v.bitmap[i] != 0; },
+      [&](Index count) {
+        indices = Array<Vid>(static_cast<std::size_t>(count), Backend::Host);
+        values = Array<T>(static_cast<std::size_t>(count), Backend::Host);
+      },
+      [&](Index p, Index i) {
+        indices[p] = static_cast<Vid>(i);
+        values[p] = v.values[i];
+      });
   v.indices = std::move(indices);
   v.values = std::move(values);
   v.bitmap.reset();

@@ -48,10 +48,10 @@ inline int max_threads() {
 #endif
 }
 
-// f(i) for i in [0, n) on OpenMP threads when n > parallel_min, else on this thread; count_over
-// returns the sum of f(i). The serial branch is spelt out: a region whose if() clause is false
-// still sets up a team (about a microsecond, with futex traffic), which a BFS level that touches
-// one vertex would pay several times over.
+// f(i) for i in [0, n) on OpenMP threads when n > parallel_min, else on this thread; sum_over
+// returns the sum of f(i), count_over how many f(i) are true. The serial branch is spelt out: a region whose if()
+// clause is false still sets up a team (about a microsecond, with futex traffic), which a BFS level that touches one
+// vertex would pay several times over.
 template <class F>
 void for_each_index(Index n, Index parallel_min, const F& f) {
   if (n > parallel_min) {
@@ -62,15 +62,19 @@ void for_each_index(Index n, Index parallel_min, const F& f) {
   }
 }
 template <class F>
-Index count_over(Index n, Index parallel_min, const F& f) {
+Index sum_over(Index n, Index parallel_min, const F& f) {
   Index c = 0;
   if (n > parallel_min) {
     GBCUDA_HOST_OMP(omp parallel for schedule(static) reduction(+ : c))
-    for (Index i = 0; i < n; ++i) c += f(i) ? 1 : 0;
+    for (Index i = 0; i < n; ++i) c += f(i);
   } else {
-    for (Index i = 0; i < n; ++i) c += f(i) ? 1 : 0;
+    for (Index i = 0; i < n; ++i) c += f(i);
   }
   return c;
+}
+template <class F>
+Index count_over(Index n, Index parallel_min, const F& f) {
+  return sum_over(n, parallel_min, [&](Index i) -> Index { return f(i) ? 1 : 0; });
 }
 
 template <class T>
@@ -390,11 +394,14 @@ void scatter(VectorStore<typename S::value_type>& t, const MaskView& m, const S&
   std::uint8_t* tb = t.bitmap.data();
   GBCUDA_HOST_OMP(omp parallel for schedule(static) if (n > util::kParallelMin))
   for (Index i = 0; i < n; ++i) tb[i] = bm[i] != 0 ? 1 : 0;
-  for (std::size_t c = 0; c < claimed.size(); ++c)
-    for (std::size_t q = 0; q < claimed[c].size(); ++q) {
-      const Vid j = claimed[c][q];
-      t.values[j] = value_of(c, q, j);
-    }
+  util::for_each_index(static_cast<Index>(claimed.size()), count > util::kParallelMin ? 0 : Index(claimed.size()),
+                       [&](Index ci) {
+                         const auto c = static_cast<std::size_t>(ci);
+                         for (std::size_t q = 0; q < claimed[c].size(); ++q) {
+                           const Vid j = claimed[c][q];
+                           t.values[j] = value_of(c, q, j);
+                         }
+                       });
   std::memset(bm, 0, static_cast<std::size_t>(n));
 }
 
