@@ -15,7 +15,7 @@ BENCH_ARGS ?=
 CLANG_FORMAT ?= clang-format
 FORMAT_DIRS := apps include lib tests
 
-.PHONY: all deps configure build run test bench format clean
+.PHONY: all deps configure build run test sanitize bench format clean
 
 all: build
 
@@ -38,6 +38,13 @@ run: build
 
 test: build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j$(TEST_JOBS) --timeout $(TEST_TIMEOUT)
+
+# The host-only build under AddressSanitizer and UndefinedBehaviorSanitizer, then every test: any
+# report fails the test that made it (CI runs this after make test).
+sanitize:
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	  $(MAKE) test BUILD_DIR=build-sanitize \
+	  CMAKE_ARGS="-DGBCUDA_CUDA=OFF -DGBCUDA_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS)"
 
 # The standard BFS suite (kron, urand, grid, randout) on the GPU with the baselines: the table on
 # stdout, every number in $(BUILD_DIR)/bench.json (plot: scripts/plot_performance.py).
