@@ -37,8 +37,12 @@ namespace gbcuda::detail::host {
 
 namespace util {
 
-// Below this many iterations a loop runs on one thread (fork/join would cost more).
-inline constexpr Index kParallelMin = 4096;
+// Below this many iterations a loop runs on one thread: fork/join would cost more, and far more
+// when the cores are shared (ctest -j, a loaded machine: every barrier then waits for a thread
+// that is not running). A simple loop of this length takes ~10 us.
+inline constexpr Index kParallelMin = Index(1) << 15;
+// The same for loops whose iterations walk matrix rows: edges to walk.
+inline constexpr Index kParallelMinEdges = Index(1) << 15;
 
 inline int max_threads() {
 #if defined(_OPENMP)
@@ -331,7 +335,12 @@ void scatter(VectorStore<typename S::value_type>& t, const MaskView& m, const S&
         }
       }
     };
-    if (u.nvals > 64) {
+    // In parallel only when there is enough to walk (a narrow level runs on this thread).
+    const bool parallel = u.nvals > 64 && util::sum_over(u.nvals, util::kParallelMin, [&](Index e) -> Index {
+                                            const Index k = u.indices[e];
+                                            return cols.row_ptr[k + 1] - cols.row_ptr[k];
+                                          }) > util::kParallelMinEdges;
+    if (parallel) {
       GBCUDA_HOST_OMP(omp parallel) {
 #if defined(_OPENMP)
         const auto me = static_cast<std::size_t>(omp_get_thread_num());
