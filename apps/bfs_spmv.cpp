@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <exception>
 #include <filesystem>
@@ -10,7 +11,9 @@
 #include <new>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -35,7 +38,7 @@ using gbcuda_cli::UsageError;
 
 struct Options {
   std::string file;
-  gbcuda::Index source = 0;
+  std::string source;
   bool source_given = false;
   std::string device = "auto";
   std::string direction = "auto";
@@ -66,6 +69,67 @@ gbcuda::Direction parse_direction(const std::string& name) {
   if (name == "push") return gbcuda::Direction::Push;
   if (name == "pull") return gbcuda::Direction::Pull;
   throw UsageError{fmt::format("unknown direction '{}' (expected auto, push or pull)", name)};
+}
+
+// What --source asks for: a vertex, or how to pick one once the graph is loaded.
+struct SourceChoice {
+  enum class Kind { Default, Vertex, MaxDegree, Random } kind = Kind::Default;
+  gbcuda::Index vertex = 0;  // Kind::Vertex
+  std::uint64_t seed = 1;    // Kind::Random: random:SEED, else this fixed default (bfs_bench's --seed default)
+};
+
+constexpr const char* kSourceForms = "a vertex number N (0-based), max-degree, random or random:SEED";
+
+// Parses the whole of `text` as a non-negative decimal number of type N; false when it is not one.
+template <class N>
+bool parse_decimal(std::string_view text, N& value) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string_view::npos) return false;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return ec == std::errc() && end == text.data() + text.size();
+}
+
+// --source's value: N, max-degree, random or random:SEED; anything else (empty too) is a usage error.
+SourceChoice parse_source(const std::string& text) {
+  SourceChoice c;
+  constexpr std::string_view random_seed = "random:";
+  if (text == "max-degree") {
+    c.kind = SourceChoice::Kind::MaxDegree;
+  } else if (text == "random") {
+    c.kind = SourceChoice::Kind::Random;
+  } else if (text.starts_with(random_seed) &&
+             parse_decimal(std::string_view(text).substr(random_seed.size()), c.seed)) {
+    c.kind = SourceChoice::Kind::Random;
+  } else if (parse_decimal(text, c.vertex)) {
+    c.kind = SourceChoice::Kind::Vertex;
+  } else {
+    throw UsageError{fmt::format("--source '{}' is not {}", text, kSourceForms)};
+  }
+  return c;
+}
+
+// The source vertex --source asks for in the graph A, and how it was chosen: "given" (N),
+// "max-degree", "random", or without --source "rodinia" (the source a Rodinia file names) or
+// "default" (0).
+std::pair<gbcuda::Index, std::string> choose_source(const SourceChoice& c, const gbcuda::Matrix<bool>& A,
+                                                    gbcuda::Index rodinia_source) {
+  const gbcuda::Index n = A.nrows();
+  switch (c.kind) {
+    case SourceChoice::Kind::Default:
+      if (rodinia_source >= 0 && rodinia_source < n) return {rodinia_source, "rodinia"};
+      if (rodinia_source >= 0) break;  // out of range: reported below
+      return {0, "default"};
+    case SourceChoice::Kind::Vertex:
+      if (c.vertex < n) return {c.vertex, "given"};
+      break;
+    case SourceChoice::Kind::MaxDegree: return {gbcuda_cli::max_out_degree_vertex(A.out_degrees()), "max-degree"};
+    case SourceChoice::Kind::Random: {
+      const std::vector<gbcuda::Index> v = gbcuda_cli::random_sources(A.out_degrees(), 1, c.seed);
+      if (v.empty()) throw UsageError{"--source random: no vertex of the graph has an out-edge"};
+      return {v.front(), "random"};
+    }
+  }
+  const gbcuda::Index bad = c.kind == SourceChoice::Kind::Vertex ? c.vertex : rodinia_source;
+  throw UsageError{fmt::format("source {} is out of range: the graph has {} vertices (0..{})", bad, n, n - 1)};
 }
 
 // The matrix to use when no FILE is given: the copy in the source tree, else an installed one.
@@ -142,8 +206,11 @@ void build_cli(CLI::App& app, Options& o) {
                  "Graph file, or a generator spec such as kron:16:16 or grid:100:100 (see below; default: the\n"
                  "bundled matrix delaunay_n10.mtx, 1024 vertices)")
       ->type_name("");
-  app.add_option("--source", o.source, "Source vertex, 0-based (default 0; for a Rodinia file, the source it names)")
-      ->type_name("N");
+  app.add_option("--source", o.source,
+                 "Source vertex: N (0-based), max-degree (the most out-edges, lowest id on ties), or random[:SEED]\n"
+                 "(a uniformly random vertex with an out-edge; SEED default 1, the same vertex every run)\n"
+                 "(default 0; for a Rodinia file, the source it names)")
+      ->type_name("N|max-degree|random[:SEED]");
   app.add_option("--device", o.device,
                  "Where the BFS runs: cuda (the GPU), host (OpenMP), or auto: the GPU when usable (default auto)")
       ->type_name("auto|cuda|host")
@@ -220,7 +287,8 @@ void build_cli(CLI::App& app, Options& o) {
       "  bfs_spmv graph.mtx --source 5 --repeat 10  # median of 10 timed runs\n"
       "  bfs_spmv graph.mtx --device host --validate --levels levels.txt --parents parents.txt\n"
       "  bfs_spmv graph.txt --format edgelist --symmetrize --json\n"
-      "  bfs_spmv kron:20:16 --save kron20.gbc      # generate, keep a binary copy, search\n"
+      "  bfs_spmv kron:20:16 --source max-degree --save kron20.gbc\n"
+      "                                             # generate, keep a binary copy, search from the hub\n"
       "  bfs_spmv matrices/bcsstk13.mtx --kernel queue-warp --verbose");
 }
 
@@ -241,6 +309,7 @@ int run(const Options& o, bool file_given) {
     file = bundled_matrix();
     fmt::print(stderr, "bfs_spmv: no FILE given; using the bundled matrix {}\n", file);
   }
+  const SourceChoice source_choice = o.source_given ? parse_source(o.source) : SourceChoice{};
   const gbcuda::Direction direction = parse_direction(o.direction);
   const gbcuda::Backend backend = gbcuda::resolve_device(gbcuda::parse_device(o.device));
   gbcuda::check_bfs_kernel(kernel, backend);  // before loading: a large file need not be read first
@@ -279,11 +348,9 @@ int run(const Options& o, bool file_given) {
     if (o.verbose) fmt::print(stderr, "bfs_spmv: saved the graph to {}\n", o.save_file);
   }
 
-  gbcuda::Index source = 0;
-  if (o.source_given) source = o.source;
-  else if (rodinia_source >= 0) source = rodinia_source;
-  if (source < 0 || source >= n)
-    throw UsageError{fmt::format("source {} is out of range: the graph has {} vertices (0..{})", source, n, n - 1)};
+  const auto [source, source_how] = choose_source(source_choice, A, rodinia_source);
+  if (A.out_degrees()[source] == 0)
+    fmt::print(stderr, "bfs_spmv: warning: source {} has no out-edges; the search reaches only {}\n", source, source);
 
   gbcuda::BfsOptions bopt;
   bopt.device = backend == gbcuda::Backend::Cuda ? gbcuda::Device::Cuda : gbcuda::Device::Host;
@@ -343,6 +410,9 @@ int run(const Options& o, bool file_given) {
     j["vertices"] = n;
     j["entries"] = A.nvals();
     j["source"] = source;
+    j["source_choice"] = source_how;
+    j["source_seed"] =
+        source_choice.kind == SourceChoice::Kind::Random ? nlohmann::json(source_choice.seed) : nlohmann::json(nullptr);
     j["reached"] = result.vertices_reached;
     j["levels"] = result.num_levels;
     j["device"] = device_desc;
@@ -365,7 +435,9 @@ int run(const Options& o, bool file_given) {
     if (o.symmetrize) how = " (symmetrized)";
     fmt::print("file:       {}{}\n", file, generated ? " (generated)" : file_given ? "" : " (bundled)");
     fmt::print("graph:      {} vertices, {} stored entries (directed){}\n", n, A.nvals(), how);
-    fmt::print("source:     {}\n", source);
+    if (source_choice.kind == SourceChoice::Kind::Random)
+      fmt::print("source:     {} (random, seed {})\n", source, source_choice.seed);
+    else fmt::print("source:     {} ({})\n", source, source_how);
     fmt::print("reached:    {} vertices in {} levels (level 0 = the source)\n", result.vertices_reached,
                result.num_levels);
     fmt::print("device:     {} [{}]\n", device_desc, gbcuda::to_string(result.backend));

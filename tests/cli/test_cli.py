@@ -19,7 +19,7 @@ from checker import Checker
 
 OPTIONS = ["--source", "--device", "--direction", "--format", "--transpose", "--symmetrize", "--levels",
            "--parents", "--repeat", "--validate", "--json", "--verbose", "--help", "--kernel", "--save"]
-JSON_KEYS = ["file", "vertices", "entries", "source", "reached", "levels", "device", "backend", "direction", "kernel",
+JSON_KEYS = ["file", "vertices", "entries", "source", "source_choice", "source_seed", "reached", "levels", "device", "backend", "direction", "kernel",
              "level_loop", "repeat", "seconds_median", "seconds_min", "gteps", "edges_traversed", "edges_counted_as",
              "validated", "level_sizes"]
 RUN_TIMEOUT = 120  # seconds for one bfs_spmv run
@@ -468,6 +468,100 @@ def test_kernels(c, tmp, matrices, expected, gpu):
                     f"{name} --kernel {k} --verbose: each level line names the kernel", err[-400:])
 
 
+def out_degrees(arcs):
+    """Out-degree per vertex of a set of arcs, as a dict (vertices without out-edges absent)."""
+    deg = {}
+    for i, _ in arcs:
+        deg[i] = deg.get(i, 0) + 1
+    return deg
+
+
+def test_sources(c, tmp, matrices):
+    karate = os.path.join(matrices, "karate.mtx")
+    accepted = "max-degree, random or random:SEED"
+    for bad in ["", "foo", "random:", "random:x", "random:-1", "-1", "1e3", "3x", "max"]:
+        rc, out, err = c.run([karate, "--source", bad])
+        c.check(rc == 2 and out.strip() == "", f"--source '{bad}': exit 2, nothing on stdout", f"exit {rc}; {out[:200]}")
+        c.check(f"--source '{bad}'" in err and accepted in err, f"--source '{bad}': the error says what is accepted",
+                err.strip())
+    rc, out, _ = c.run(["--help"])
+    c.check("max-degree" in out and "random[:SEED]" in out, "--help names max-degree and random[:SEED]")
+
+    # max-degree: the most out-edges, lowest id on ties, on an undirected and a directed sample.
+    for name in ["karate.mtx", "west0067.mtx", "cavity02_headerless.txt"]:
+        path = os.path.join(matrices, name)
+        arcs = read_arcs(path)
+        if not c.check(arcs is not None, f"{name}: arcs readable"):
+            continue
+        deg = out_degrees(arcs)
+        best = min(deg, key=lambda v: (-deg[v], v))
+        res = c.expect_exit(f"{name} --source max-degree", [path, "--source", "max-degree", "--json"], 0,
+                            stdout_json=True)
+        if isinstance(res, dict):
+            c.check(res.get("source") == best and res.get("source_choice") == "max-degree" and
+                    res.get("source_seed") is None, f"{name} --source max-degree: vertex {best} (degree {deg[best]})",
+                    f"source {res.get('source')}, {res.get('source_choice')}, seed {res.get('source_seed')}")
+    rc, out, err = c.run([karate, "--source", "max-degree"])
+    c.check(rc == 0 and re.search(r"^source:\s+33 \(max-degree\)$", out, re.M) is not None,
+            "text summary: the source and how it was chosen", out[:400])
+
+    # random: a vertex with an out-edge, the same one for the same seed. Here only 5 and 9 have
+    # out-edges among 10 vertices.
+    sparse = write(os.path.join(tmp, "sparse.edges"), "5 6\n9 0\n")
+    picked = set()
+    for seed in [None] + list(range(1, 13)):
+        spec = "random" if seed is None else f"random:{seed}"
+        runs = [c.expect_exit(f"--source {spec}", [sparse, "--format", "edgelist", "--source", spec, "--json"], 0,
+                              stdout_json=True) for _ in range(2)]
+        if all(isinstance(r, dict) for r in runs):
+            a, b = runs
+            c.check(a.get("source") in (5, 9) and a.get("source_choice") == "random",
+                    f"--source {spec}: a vertex with an out-edge", f"{a.get('source')} / {a.get('source_choice')}")
+            c.check(a.get("source") == b.get("source"), f"--source {spec}: the same vertex every run",
+                    f"{a.get('source')} then {b.get('source')}")
+            c.check(a.get("source_seed") == (1 if seed is None else seed),
+                    f"--source {spec}: source_seed {1 if seed is None else seed}", str(a.get("source_seed")))
+            picked.add(a.get("source"))
+    c.check(picked == {5, 9}, "--source random: both candidates drawn over 13 seeds", str(picked))
+    res7 = [c.expect_exit("karate --source random:7", [karate, "--source", "random:7", "--json"], 0,
+                          stdout_json=True) for _ in range(2)]
+    if all(isinstance(r, dict) for r in res7):
+        c.check(res7[0].get("source") == res7[1].get("source"), "karate --source random:7: reproducible")
+    empty = write(os.path.join(tmp, "loops-none.mtx"), "%%MatrixMarket matrix coordinate pattern general\n3 3 0\n")
+    rc, out, err = c.run([empty, "--source", "random"])
+    c.check(rc == 2 and "no vertex" in err and out.strip() == "", "--source random without any edge: exit 2",
+            f"exit {rc}; {err.strip()}")
+
+    # A source without out-edges is searched, with a warning; others get none.
+    chain = write(os.path.join(tmp, "chain.edges"), "0 1\n1 2\n")
+    rc, out, err = c.run([chain, "--format", "edgelist", "--source", "2", "--json"])
+    warning = "bfs_spmv: warning: source 2 has no out-edges; the search reaches only 2"
+    c.check(rc == 0 and warning in err, "source without out-edges: warning on stderr", f"exit {rc}; {err.strip()}")
+    c.check(rc == 0 and json.loads(out).get("reached") == 1 and "warning" not in out,
+            "source without out-edges: reaches 1, stdout keeps only the JSON", out[:300])
+    rc, out, err = c.run([chain, "--format", "edgelist", "--source", "0"])
+    c.check(rc == 0 and "warning" not in err, "source with out-edges: no warning", err.strip())
+
+    # Without --source: 0, or the source a Rodinia file names.
+    res = c.expect_exit("karate without --source", [karate, "--json"], 0, stdout_json=True)
+    if isinstance(res, dict):
+        c.check(res.get("source") == 0 and res.get("source_choice") == "default", "no --source: vertex 0, 'default'",
+                f"{res.get('source')} / {res.get('source_choice')}")
+    rod = write(os.path.join(tmp, "src.rodinia.txt"), "3\n0 1\n1 1\n2 0\n\n1\n\n2\n1 1\n2 1\n")
+    res = c.expect_exit("Rodinia without --source", [rod, "--json"], 0, stdout_json=True)
+    if isinstance(res, dict):
+        c.check(res.get("source") == 1 and res.get("source_choice") == "rodinia",
+                "Rodinia file without --source: its source, 'rodinia'", f"{res.get('source')} / {res.get('source_choice')}")
+    res = c.expect_exit("Rodinia --source max-degree", [rod, "--source", "max-degree", "--json"], 0, stdout_json=True)
+    if isinstance(res, dict):
+        c.check(res.get("source") == 0 and res.get("source_choice") == "max-degree",
+                "Rodinia file --source max-degree: overrides the file's source", str(res.get("source")))
+    res = c.expect_exit("--source 5", [karate, "--source", "5", "--json"], 0, stdout_json=True)
+    if isinstance(res, dict):
+        c.check(res.get("source") == 5 and res.get("source_choice") == "given", "--source 5: 'given'",
+                f"{res.get('source')} / {res.get('source_choice')}")
+
+
 def test_generated_and_save(c, tmp, matrices, gpu):
     lv = os.path.join(tmp, "g.levels")
     devices = ["host"] + (["cuda"] if gpu and built_with_cuda(c) else [])
@@ -541,6 +635,7 @@ def main():
             test(c, tmp, args.matrices, gpu)
         test_samples(c, tmp, args.matrices, expected)
         test_transforms(c, tmp, args.matrices)
+        test_sources(c, tmp, args.matrices)
         test_kernels(c, tmp, args.matrices, expected, gpu)
         test_generated_and_save(c, tmp, args.matrices, gpu)
     print(f"test_cli: {time.monotonic() - start:.1f} s")
