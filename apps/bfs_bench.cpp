@@ -16,7 +16,6 @@
 #include <new>
 #include <optional>
 #include <ostream>
-#include <random>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -380,27 +379,11 @@ struct Source {
   std::string kind;
 };
 
-// The highest-out-degree vertex (lowest id on ties), then `extra` distinct random vertices with
-// at least one out-edge, drawn from a generator seeded with `seed`.
+// The highest-out-degree vertex, then `extra` random vertices with an out-edge (cli_common.hpp).
 std::vector<Source> pick_sources(const std::vector<Index>& degree, int extra, std::uint64_t seed) {
-  const Index n = static_cast<Index>(degree.size());
-  Index best = 0;
-  for (Index v = 1; v < n; ++v)
-    if (degree[v] > degree[best]) best = v;
+  const Index best = gbcuda_cli::max_out_degree_vertex(degree);
   std::vector<Source> out = {{best, "max-degree"}};
-  Index non_isolated = 0;
-  for (Index d : degree) non_isolated += d > 0 ? 1 : 0;
-  const Index wanted = std::min<Index>(extra, non_isolated - (degree[best] > 0 ? 1 : 0));
-  std::mt19937_64 rng(seed);
-  std::vector<bool> taken(static_cast<std::size_t>(n), false);
-  taken[best] = true;
-  for (Index k = 0; k < wanted;) {
-    const Index v = static_cast<Index>(rng() % static_cast<std::uint64_t>(n));
-    if (taken[v] || degree[v] == 0) continue;
-    taken[v] = true;
-    out.push_back({v, "random"});
-    ++k;
-  }
+  for (Index v : gbcuda_cli::random_sources(degree, extra, seed, best)) out.push_back({v, "random"});
   return out;
 }
 

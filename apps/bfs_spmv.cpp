@@ -1,16 +1,23 @@
 // bfs_spmv: breadth-first search over a sparse matrix read from a file, on the GPU or the host.
 // Parses flags, loads the graph, calls gbcuda::bfs, and reports levels, time and GTEPS.
 #include <fmt/core.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
+#include <cstdio>
 #include <exception>
 #include <filesystem>
 #include <iostream>
 #include <new>
+#include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -35,7 +42,7 @@ using gbcuda_cli::UsageError;
 
 struct Options {
   std::string file;
-  gbcuda::Index source = 0;
+  std::string source;
   bool source_given = false;
   std::string device = "auto";
   std::string direction = "auto";
@@ -66,6 +73,67 @@ gbcuda::Direction parse_direction(const std::string& name) {
   if (name == "push") return gbcuda::Direction::Push;
   if (name == "pull") return gbcuda::Direction::Pull;
   throw UsageError{fmt::format("unknown direction '{}' (expected auto, push or pull)", name)};
+}
+
+// What --source asks for: a vertex, or how to pick one once the graph is loaded.
+struct SourceChoice {
+  enum class Kind { Default, Vertex, MaxDegree, Random } kind = Kind::Default;
+  gbcuda::Index vertex = 0;  // Kind::Vertex
+  std::uint64_t seed = 1;    // Kind::Random: random:SEED, else this fixed default (bfs_bench's --seed default)
+};
+
+constexpr const char* kSourceForms = "a vertex number N (0-based), max-degree, random or random:SEED";
+
+// Parses the whole of `text` as a non-negative decimal number of type N; false when it is not one.
+template <class N>
+bool parse_decimal(std::string_view text, N& value) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string_view::npos) return false;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return ec == std::errc() && end == text.data() + text.size();
+}
+
+// --source's value: N, max-degree, random or random:SEED; anything else (empty too) is a usage error.
+SourceChoice parse_source(const std::string& text) {
+  SourceChoice c;
+  constexpr std::string_view random_seed = "random:";
+  if (text == "max-degree") {
+    c.kind = SourceChoice::Kind::MaxDegree;
+  } else if (text == "random") {
+    c.kind = SourceChoice::Kind::Random;
+  } else if (text.starts_with(random_seed) &&
+             parse_decimal(std::string_view(text).substr(random_seed.size()), c.seed)) {
+    c.kind = SourceChoice::Kind::Random;
+  } else if (parse_decimal(text, c.vertex)) {
+    c.kind = SourceChoice::Kind::Vertex;
+  } else {
+    throw UsageError{fmt::format("--source '{}' is not {}", text, kSourceForms)};
+  }
+  return c;
+}
+
+// The source vertex --source asks for in the graph A, and how it was chosen: "given" (N),
+// "max-degree", "random", or without --source "rodinia" (the source a Rodinia file names) or
+// "default" (0).
+std::pair<gbcuda::Index, std::string> choose_source(const SourceChoice& c, const gbcuda::Matrix<bool>& A,
+                                                    gbcuda::Index rodinia_source) {
+  const gbcuda::Index n = A.nrows();
+  switch (c.kind) {
+    case SourceChoice::Kind::Default:
+      if (rodinia_source >= 0 && rodinia_source < n) return {rodinia_source, "rodinia"};
+      if (rodinia_source >= 0) break;  // out of range: reported below
+      return {0, "default"};
+    case SourceChoice::Kind::Vertex:
+      if (c.vertex < n) return {c.vertex, "given"};
+      break;
+    case SourceChoice::Kind::MaxDegree: return {gbcuda_cli::max_out_degree_vertex(A.out_degrees()), "max-degree"};
+    case SourceChoice::Kind::Random: {
+      const std::vector<gbcuda::Index> v = gbcuda_cli::random_sources(A.out_degrees(), 1, c.seed);
+      if (v.empty()) throw UsageError{"--source random: no vertex of the graph has an out-edge"};
+      return {v.front(), "random"};
+    }
+  }
+  const gbcuda::Index bad = c.kind == SourceChoice::Kind::Vertex ? c.vertex : rodinia_source;
+  throw UsageError{fmt::format("source {} is out of range: the graph has {} vertices (0..{})", bad, n, n - 1)};
 }
 
 // The matrix to use when no FILE is given: the copy in the source tree, else an installed one.
@@ -117,21 +185,108 @@ std::vector<gbcuda::Index> level_sizes(const gbcuda::BfsResult& r) {
   return sizes;
 }
 
+// An output named by --levels, --parents or --save, checked before the graph is read.
+struct Output {
+  std::string option;  // "--levels", ...
+  std::string path;    // as given
+  bool to_stdout = false;
+  gbcuda::OutputTarget target{};  // how the library writes it, unless to_stdout
+  // The file that gets the bytes: the end of the symlinks for a file, else the path itself.
+  const std::string& file() const {
+    return target.kind == gbcuda::OutputTarget::Kind::WriteThrough ? path : target.file;
+  }
+};
+
+struct Outputs {
+  std::optional<Output> levels, parents, save;
+  // True when a result column goes to stdout (--save never does): then the summary goes to stderr.
+  bool to_stdout() const { return (levels && levels->to_stdout) || (parents && parents->to_stdout); }
+};
+
+// True when `path` names the pipe or file stdout writes to, as /dev/stdout does. Character
+// devices (a terminal, /dev/null) are left out: a summary beside a result there harms no reader.
+bool is_stdout_file(const std::string& path) {
+  struct stat out {};
+  struct stat st {};
+  return ::fstat(STDOUT_FILENO, &out) == 0 && ::stat(path.c_str(), &st) == 0 && out.st_dev == st.st_dev &&
+         out.st_ino == st.st_ino && !S_ISCHR(st.st_mode);
+}
+
+// True when `a` and `b` are one file: the same file where both exist, the same full name where
+// neither does yet.
+bool same_file(const std::string& a, const std::string& b) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const bool a_exists = fs::exists(a, ec), b_exists = fs::exists(b, ec);
+  if (a_exists && b_exists) return fs::equivalent(a, b, ec);
+  if (a_exists || b_exists) return false;
+  return fs::weakly_canonical(fs::absolute(a, ec), ec) == fs::weakly_canonical(fs::absolute(b, ec), ec);
+}
+
+// Checks every output before the graph is read; a problem is a usage error (exit 2). Each must be
+// writable (gbcuda::check_output_path: nothing is opened or created, a FIFO is not waited for);
+// '-' (or stdout's own file) only for --levels and --parents, one of them at most; no two outputs
+// one file (a character device such as /dev/null excepted), none the input file `input` (empty
+// for a generated graph).
+Outputs check_outputs(const Options& o, const std::string& input) {
+  Outputs outs;
+  std::vector<const Output*> seen;
+  auto add = [&](std::optional<Output>& slot, const char* option, const std::string& path) {
+    if (path.empty()) return;
+    Output out{option, path};
+    out.to_stdout = path == "-" || is_stdout_file(path);
+    if (out.to_stdout && &slot == &outs.save)
+      throw UsageError{fmt::format(
+          "--save {}: the .gbc file is binary and is read back by name; give --save a file, not stdout", path)};
+    if (!out.to_stdout) {
+      try {
+        out.target = gbcuda::check_output_path(path);
+      } catch (const gbcuda::Error& e) {
+        throw UsageError{fmt::format("{}: {}", option, e.what())};
+      }
+      if (!input.empty() && same_file(out.file(), input))
+        throw UsageError{fmt::format("{} {} is the input file; it would be overwritten", option, path)};
+    }
+    for (const Output* prev : seen) {
+      if (prev->to_stdout && out.to_stdout)
+        throw UsageError{fmt::format("{} {} and {} {} both write to stdout; give one of them a file", prev->option,
+                                     prev->path, option, path)};
+      std::error_code ec;
+      if (!prev->to_stdout && !out.to_stdout && same_file(prev->file(), out.file()) &&
+          !std::filesystem::is_character_file(out.file(), ec))
+        throw UsageError{fmt::format("{} {} and {} {} name the same file", prev->option, prev->path, option, path)};
+    }
+    seen.push_back(&slot.emplace(std::move(out)));
+  };
+  add(outs.levels, "--levels", o.levels_file);
+  add(outs.parents, "--parents", o.parents_file);
+  add(outs.save, "--save", o.save_file);
+  return outs;
+}
+
+// Writes one value per line to an output: stdout, or a file through write_file_atomically.
 template <class V>
-void write_column(const std::string& path, const std::vector<V>& values) {
-  gbcuda::write_file_atomically(path, [&](std::ostream& out) {
+void write_column(const Output& out, const std::vector<V>& values) {
+  auto fill = [&](std::ostream& os) {
     std::string buf;
     buf.reserve(1 << 16);
     for (const V& v : values) {
       buf += std::to_string(v);
       buf += '\n';
       if (buf.size() >= (1 << 16) - 32) {
-        out << buf;
+        os << buf;
         buf.clear();
       }
     }
-    out << buf;
-  });
+    os << buf;
+  };
+  if (!out.to_stdout) {
+    gbcuda::write_file_atomically(out.path, fill);
+    return;
+  }
+  fill(std::cout);
+  std::cout.flush();
+  if (!std::cout) throw gbcuda::Error(gbcuda::Status::IoError, fmt::format("{}: cannot write to stdout", out.option));
 }
 
 void build_cli(CLI::App& app, Options& o) {
@@ -142,8 +297,11 @@ void build_cli(CLI::App& app, Options& o) {
                  "Graph file, or a generator spec such as kron:16:16 or grid:100:100 (see below; default: the\n"
                  "bundled matrix delaunay_n10.mtx, 1024 vertices)")
       ->type_name("");
-  app.add_option("--source", o.source, "Source vertex, 0-based (default 0; for a Rodinia file, the source it names)")
-      ->type_name("N");
+  app.add_option("--source", o.source,
+                 "Source vertex: N (0-based), max-degree (the most out-edges, lowest id on ties), or random[:SEED]\n"
+                 "(a uniformly random vertex with an out-edge; SEED default 1, the same vertex every run)\n"
+                 "(default 0; for a Rodinia file, the source it names)")
+      ->type_name("N|max-degree|random[:SEED]");
   app.add_option("--device", o.device,
                  "Where the BFS runs: cuda (the GPU), host (OpenMP), or auto: the GPU when usable (default auto)")
       ->type_name("auto|cuda|host")
@@ -163,16 +321,24 @@ void build_cli(CLI::App& app, Options& o) {
   auto* transpose = app.add_flag("--transpose", o.transpose, "Search the transpose: edges j -> i");
   auto* symmetrize = app.add_flag("--symmetrize", o.symmetrize, "Search A + A' (every edge in both directions)");
   transpose->excludes(symmetrize);
+  // An output named '' would otherwise read as no output at all.
+  const CLI::Validator file_name(
+      [](const std::string& s) { return s.empty() ? std::string("an empty file name") : std::string(); }, "");
   app.add_option("--levels", o.levels_file,
-                 "Write each vertex's level to FILE, one line per vertex in vertex order (-1: unreachable)")
-      ->type_name("FILE");
+                 "Write each vertex's level to FILE ('-': stdout), one line per vertex in vertex order\n"
+                 "(-1: unreachable)")
+      ->type_name("FILE|-")
+      ->check(file_name);
   app.add_option("--parents", o.parents_file,
-                 "Write each vertex's BFS parent to FILE, one per line (source: itself, -1: unreachable)")
-      ->type_name("FILE");
+                 "Write each vertex's BFS parent to FILE ('-': stdout), one per line (source: itself,\n"
+                 "-1: unreachable)")
+      ->type_name("FILE|-")
+      ->check(file_name);
   app.add_option("--save", o.save_file,
                  "Write the graph searched (after --transpose/--symmetrize) to FILE in the binary .gbc format\n"
-                 "before the BFS; reading FILE later skips parsing or generating")
-      ->type_name("FILE.gbc");
+                 "before the BFS; reading FILE later skips parsing or generating (not stdout: '-' is refused)")
+      ->type_name("FILE.gbc")
+      ->check(file_name);
   app.add_option("--repeat", o.repeat, "Timed BFS runs (1 to 1000000) after one warm-up; median reported (default 1)")
       ->type_name("N")
       ->check(CLI::Range(1, 1000000).description(""));
@@ -204,23 +370,36 @@ void build_cli(CLI::App& app, Options& o) {
       "the others (CUDA) need --device cuda or auto with a GPU. On the GPU every kernel but algebra runs\n"
       "the whole search in one fused kernel; algebra runs one masked product (vxm) per level.\n"
       "\n"
-      "Output: a text summary on stdout (vertices, stored entries, vertices reached, levels, device,\n"
-      "time per BFS, GTEPS), or one JSON object with --json. Progress and errors go to stderr.\n"
+      "Output: a text summary on stdout (vertices, stored entries, source and how it was chosen, vertices\n"
+      "reached, levels, device, time per BFS, GTEPS), or one JSON object with --json. Progress, warnings\n"
+      "and errors go to stderr. When --levels or --parents is '-' (or names the pipe or file stdout\n"
+      "writes to, as /dev/stdout does), stdout holds that column only and the summary or JSON goes to\n"
+      "stderr; only one of them may go to stdout.\n"
       "GTEPS = edges traversed / median time, where " +
       std::string(kEdgesCountedAs) +
       ".\n"
-      "--levels and --parents files are written whole or not at all, only when the run succeeds.\n"
+      "\n"
+      "Output files (--levels, --parents, --save) are checked before the graph is read, creating nothing:\n"
+      "the directory must exist and be writable, and no output may be a directory, the input file or\n"
+      "another output's file (a character device such as /dev/null excepted); else exit 2. A regular\n"
+      "file, a new one or one a symlink leads to is written whole or not at all (a temporary beside it,\n"
+      "renamed over it; symlinks stay symlinks). A FIFO or a character device (/dev/null, a terminal,\n"
+      "/dev/stdout) is written in place, never replaced; a FIFO waits for its reader. --levels and\n"
+      "--parents are written only when the run succeeds (after --validate). For a file named '-', give ./-\n"
       "\n"
       "Exit codes: 0 success; 2 usage or input error (bad option, unreadable or malformed file, empty or\n"
-      "non-square matrix, source out of range, --device cuda without a usable GPU, unknown --kernel, a CUDA\n"
-      "kernel on the host); 1 anything else (validation failure, out of memory, internal error).\n"
+      "non-square matrix, a bad or out-of-range --source, --device cuda without a usable GPU, unknown\n"
+      "--kernel, a CUDA kernel on the host, an output that cannot be written); 1 anything else (validation\n"
+      "failure, out of memory, internal error).\n"
       "\n"
       "Examples:\n"
       "  bfs_spmv                                   # the bundled matrix, source 0\n"
       "  bfs_spmv graph.mtx --source 5 --repeat 10  # median of 10 timed runs\n"
       "  bfs_spmv graph.mtx --device host --validate --levels levels.txt --parents parents.txt\n"
       "  bfs_spmv graph.txt --format edgelist --symmetrize --json\n"
-      "  bfs_spmv kron:20:16 --save kron20.gbc      # generate, keep a binary copy, search\n"
+      "  bfs_spmv graph.mtx --levels - | sort -n | uniq -c  # levels on stdout, the summary on stderr\n"
+      "  bfs_spmv kron:20:16 --source max-degree --save kron20.gbc\n"
+      "                                             # generate, keep a binary copy, search from the hub\n"
       "  bfs_spmv matrices/bcsstk13.mtx --kernel queue-warp --verbose");
 }
 
@@ -241,6 +420,8 @@ int run(const Options& o, bool file_given) {
     file = bundled_matrix();
     fmt::print(stderr, "bfs_spmv: no FILE given; using the bundled matrix {}\n", file);
   }
+  const SourceChoice source_choice = o.source_given ? parse_source(o.source) : SourceChoice{};
+  const Outputs outs = check_outputs(o, file_given && gbcuda::is_graph_spec(file) ? std::string() : file);
   const gbcuda::Direction direction = parse_direction(o.direction);
   const gbcuda::Backend backend = gbcuda::resolve_device(gbcuda::parse_device(o.device));
   gbcuda::check_bfs_kernel(kernel, backend);  // before loading: a large file need not be read first
@@ -274,23 +455,21 @@ int run(const Options& o, bool file_given) {
         fmt::format("the matrix is {} x {}; BFS needs a square matrix (vertices x vertices)", A.nrows(), A.ncols())};
   if (n == 0) throw UsageError{fmt::format("the matrix in {} is empty (0 x 0): no vertices to search", file)};
   if (o.verbose) fmt::print(stderr, "bfs_spmv: {} vertices, {} stored entries\n", n, A.nvals());
-  if (!o.save_file.empty()) {
-    gbcuda::write_binary_graph(o.save_file, A);
-    if (o.verbose) fmt::print(stderr, "bfs_spmv: saved the graph to {}\n", o.save_file);
+  if (outs.save) {
+    gbcuda::write_binary_graph(outs.save->path, A);
+    if (o.verbose) fmt::print(stderr, "bfs_spmv: saved the graph to {}\n", outs.save->path);
   }
 
-  gbcuda::Index source = 0;
-  if (o.source_given) source = o.source;
-  else if (rodinia_source >= 0) source = rodinia_source;
-  if (source < 0 || source >= n)
-    throw UsageError{fmt::format("source {} is out of range: the graph has {} vertices (0..{})", source, n, n - 1)};
+  const auto [source, source_how] = choose_source(source_choice, A, rodinia_source);
+  if (A.out_degrees()[source] == 0)
+    fmt::print(stderr, "bfs_spmv: warning: source {} has no out-edges; the search reaches only {}\n", source, source);
 
   gbcuda::BfsOptions bopt;
   bopt.device = backend == gbcuda::Backend::Cuda ? gbcuda::Device::Cuda : gbcuda::Device::Host;
   bopt.direction = direction;
   bopt.kernel = kernel;
   bopt.level_loop = algebra ? gbcuda::LevelLoop::Algebra : gbcuda::LevelLoop::Fused;
-  bopt.compute_parents = o.validate || !o.parents_file.empty();
+  bopt.compute_parents = o.validate || outs.parents.has_value();
   bopt.collect_stats = o.verbose;  // per-level stats cost a sync per level; only when shown
 
   if (o.verbose) fmt::print(stderr, "bfs_spmv: warm-up BFS on {}\n", device_desc);
@@ -325,16 +504,16 @@ int run(const Options& o, bool file_given) {
     validated = true;
   }
 
-  if (!o.levels_file.empty()) {
-    write_column(o.levels_file, result.level);
-    if (o.verbose) fmt::print(stderr, "bfs_spmv: wrote levels to {}\n", o.levels_file);
-  }
-  if (!o.parents_file.empty()) {
-    write_column(o.parents_file, result.parent);
-    if (o.verbose) fmt::print(stderr, "bfs_spmv: wrote parents to {}\n", o.parents_file);
-  }
+  auto write_result = [&](const std::optional<Output>& out, const auto& column, const char* what) {
+    if (!out) return;
+    write_column(*out, column);
+    if (o.verbose) fmt::print(stderr, "bfs_spmv: wrote {} to {}\n", what, out->to_stdout ? "stdout" : out->path);
+  };
+  write_result(outs.levels, result.level, "levels");
+  write_result(outs.parents, result.parent, "parents");
 
   const std::vector<gbcuda::Index> sizes = level_sizes(result);
+  std::FILE* const report = outs.to_stdout() ? stderr : stdout;  // stdout holds a result column
   if (o.json) {
     nlohmann::json j;
     j["file"] = file;
@@ -343,6 +522,9 @@ int run(const Options& o, bool file_given) {
     j["vertices"] = n;
     j["entries"] = A.nvals();
     j["source"] = source;
+    j["source_choice"] = source_how;
+    j["source_seed"] =
+        source_choice.kind == SourceChoice::Kind::Random ? nlohmann::json(source_choice.seed) : nlohmann::json(nullptr);
     j["reached"] = result.vertices_reached;
     j["levels"] = result.num_levels;
     j["device"] = device_desc;
@@ -358,27 +540,29 @@ int run(const Options& o, bool file_given) {
     j["edges_counted_as"] = kEdgesCountedAs;
     j["validated"] = o.validate ? nlohmann::json(validated) : nlohmann::json(nullptr);
     j["level_sizes"] = sizes;
-    std::cout << j.dump(2) << '\n';
+    fmt::print(report, "{}\n", j.dump(2));
   } else {
     std::string how;
     if (o.transpose) how = " (transposed)";
     if (o.symmetrize) how = " (symmetrized)";
-    fmt::print("file:       {}{}\n", file, generated ? " (generated)" : file_given ? "" : " (bundled)");
-    fmt::print("graph:      {} vertices, {} stored entries (directed){}\n", n, A.nvals(), how);
-    fmt::print("source:     {}\n", source);
-    fmt::print("reached:    {} vertices in {} levels (level 0 = the source)\n", result.vertices_reached,
+    fmt::print(report, "file:       {}{}\n", file, generated ? " (generated)" : file_given ? "" : " (bundled)");
+    fmt::print(report, "graph:      {} vertices, {} stored entries (directed){}\n", n, A.nvals(), how);
+    if (source_choice.kind == SourceChoice::Kind::Random)
+      fmt::print(report, "source:     {} (random, seed {})\n", source, source_choice.seed);
+    else fmt::print(report, "source:     {} ({})\n", source, source_how);
+    fmt::print(report, "reached:    {} vertices in {} levels (level 0 = the source)\n", result.vertices_reached,
                result.num_levels);
-    fmt::print("device:     {} [{}]\n", device_desc, gbcuda::to_string(result.backend));
-    fmt::print("direction:  {}\n", direction_name(direction));
-    fmt::print("kernel:     {} ({} level loop)\n", algebra ? kAlgebra : gbcuda::to_string(kernel),
+    fmt::print(report, "device:     {} [{}]\n", device_desc, gbcuda::to_string(result.backend));
+    fmt::print(report, "direction:  {}\n", direction_name(direction));
+    fmt::print(report, "kernel:     {} ({} level loop)\n", algebra ? kAlgebra : gbcuda::to_string(kernel),
                gbcuda::to_string(result.level_loop));
-    fmt::print("time:       {:.6f} s per BFS (median of {}, min {:.6f} s)\n", t_median, o.repeat, t_min);
-    if (have_gteps) fmt::print("GTEPS:      {:.4f} ({} edges / median time)\n", gteps, result.edges_traversed);
-    else fmt::print("GTEPS:      n/a (time below the timer's resolution; {} edges)\n", result.edges_traversed);
-    fmt::print("edges:      {}\n", kEdgesCountedAs);
-    if (validated) fmt::print("validated:  yes\n");
+    fmt::print(report, "time:       {:.6f} s per BFS (median of {}, min {:.6f} s)\n", t_median, o.repeat, t_min);
+    if (have_gteps) fmt::print(report, "GTEPS:      {:.4f} ({} edges / median time)\n", gteps, result.edges_traversed);
+    else fmt::print(report, "GTEPS:      n/a (time below the timer's resolution; {} edges)\n", result.edges_traversed);
+    fmt::print(report, "edges:      {}\n", kEdgesCountedAs);
+    if (validated) fmt::print(report, "validated:  yes\n");
   }
-  std::cout.flush();
+  std::fflush(report);
   return kExitOk;
 }
 

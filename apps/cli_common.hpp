@@ -1,14 +1,17 @@
 #pragma once
-// What the command-line programs share: exit codes, the CLI's own input errors, the median, and
-// the one place that turns an exception into a message and an exit code.
+// What the command-line programs share: exit codes, the CLI's own input errors, the median, how a
+// source vertex is picked, and the one place that turns an exception into a message and an exit
+// code.
 #include <fmt/core.h>
 
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <exception>
 #include <new>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -31,6 +34,38 @@ inline double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
   return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// The vertex with the most out-edges, the lowest id on ties (bfs_bench's first source, bfs_spmv's
+// --source max-degree). `degree`: Matrix::out_degrees(), at least one vertex.
+inline gbcuda::Index max_out_degree_vertex(const std::vector<gbcuda::Index>& degree) {
+  gbcuda::Index best = 0;
+  for (gbcuda::Index v = 1; v < static_cast<gbcuda::Index>(degree.size()); ++v)
+    if (degree[v] > degree[best]) best = v;
+  return best;
+}
+
+// `count` distinct vertices with at least one out-edge, other than `exclude` (-1: none), each
+// drawn uniformly from a std::mt19937_64 seeded with `seed` (the same draws on every platform);
+// fewer when fewer such vertices exist. bfs_bench's random sources, bfs_spmv's --source random.
+inline std::vector<gbcuda::Index> random_sources(const std::vector<gbcuda::Index>& degree, gbcuda::Index count,
+                                                 std::uint64_t seed, gbcuda::Index exclude = -1) {
+  const gbcuda::Index n = static_cast<gbcuda::Index>(degree.size());
+  gbcuda::Index candidates = 0;
+  for (gbcuda::Index d : degree) candidates += d > 0 ? 1 : 0;
+  if (exclude >= 0 && degree[exclude] > 0) --candidates;
+  const gbcuda::Index wanted = std::min(count, candidates);
+  std::mt19937_64 rng(seed);
+  std::vector<bool> taken(static_cast<std::size_t>(n), false);
+  if (exclude >= 0) taken[exclude] = true;
+  std::vector<gbcuda::Index> out;
+  while (static_cast<gbcuda::Index>(out.size()) < wanted) {
+    const gbcuda::Index v = static_cast<gbcuda::Index>(rng() % static_cast<std::uint64_t>(n));
+    if (taken[v] || degree[v] == 0) continue;
+    taken[v] = true;
+    out.push_back(v);
+  }
+  return out;
 }
 
 // Parses the command line. Returns an exit code when the program should stop here: 0 after

@@ -1,18 +1,29 @@
 // Readers and writers: every sample in matrices/, every Matrix Market header variant, the
 // headerless / Rodinia / edge-list formats, bad inputs (status, file and line in the message),
-// the atomic Matrix Market writer, and a large file parsed in parallel chunks.
+// the atomic Matrix Market writer, what write_file_atomically does with symlinks, FIFOs and
+// devices, and a large file parsed in parallel chunks.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <omp.h>
+#include <poll.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gbcuda/io.hpp"
@@ -660,6 +671,197 @@ TEST_F(IoTest, FailedWriteLeavesNoFile) {
   std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(content, "old");
   EXPECT_EQ(dir_entries(), std::vector<std::string>{"keep.txt"});
+}
+
+// ---- where write_file_atomically writes: symlinks, FIFOs, devices ------------------------
+
+// The whole content of a file.
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// A fill writing `text`.
+std::function<void(std::ostream&)> writes(const std::string& text) {
+  return [text](std::ostream& os) { os << text; };
+}
+
+mode_t lstat_type(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return 0;
+  return st.st_mode & S_IFMT;
+}
+
+TEST_F(IoTest, SymlinkToRegularFileStaysALink) {
+  const std::string real = write("real.txt", "old");
+  const std::string link = (dir_ / "link.txt").string();
+  const std::string link2 = (dir_ / "link2.txt").string();
+  fs::create_symlink("real.txt", link);  // relative, as ln -s makes it
+  fs::create_symlink(link, link2);       // and a chain of two
+  for (const std::string& path : {link, link2}) {
+    SCOPED_TRACE(path);
+    const gbcuda::OutputTarget t = gbcuda::check_output_path(path);
+    EXPECT_EQ(t.kind, gbcuda::OutputTarget::Kind::Replace);
+    EXPECT_TRUE(fs::equivalent(t.file, real)) << t.file;
+    gbcuda::write_file_atomically(path, writes("new via " + path));
+    EXPECT_EQ(lstat_type(link), S_IFLNK);
+    EXPECT_EQ(lstat_type(link2), S_IFLNK);
+    EXPECT_EQ(fs::read_symlink(link), "real.txt");
+    EXPECT_EQ(slurp(real), "new via " + path);
+  }
+  // A dangling link: the file is made where it points, and the link stays.
+  const std::string dangling = (dir_ / "dangling.txt").string();
+  fs::create_symlink("made.txt", dangling);
+  EXPECT_EQ(gbcuda::check_output_path(dangling).kind, gbcuda::OutputTarget::Kind::Create);
+  gbcuda::write_file_atomically(dangling, writes("made"));
+  EXPECT_EQ(lstat_type(dangling), S_IFLNK);
+  EXPECT_EQ(slurp((dir_ / "made.txt").string()), "made");
+  // Nothing else: no temporary left beside any of them.
+  std::vector<std::string> names = dir_entries();
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"dangling.txt", "link.txt", "link2.txt", "made.txt", "real.txt"}));
+}
+
+TEST_F(IoTest, FifoIsWrittenThrough) {
+  const std::string fifo = (dir_ / "out.fifo").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(gbcuda::check_output_path(fifo).kind, gbcuda::OutputTarget::Kind::WriteThrough);  // did not wait
+  std::string text;
+  for (int i = 0; i < 100000; ++i) text += std::to_string(i) + '\n';  // more than a pipe holds
+  ASSERT_GT(text.size(), std::size_t(1) << 17);
+  // The reader opens without waiting for a writer and gives up after 30 s, so that a writer
+  // that never opens the FIFO (one that replaced it) fails the test instead of hanging it.
+  std::string got;
+  std::thread reader([&] {
+    const int fd = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    std::vector<char> buf(std::size_t(1) << 16);
+    while (std::chrono::steady_clock::now() < deadline) {
+      pollfd p{fd, POLLIN, 0};
+      if (::poll(&p, 1, 100) <= 0) continue;
+      const ssize_t r = ::read(fd, buf.data(), buf.size());
+      if (r > 0) got.append(buf.data(), static_cast<std::size_t>(r));
+      else if (r == 0 && !got.empty()) break;  // the writer closed
+      else std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ::close(fd);
+  });
+  try {
+    gbcuda::write_file_atomically(fifo, writes(text));
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << e.what();
+  }
+  reader.join();
+  EXPECT_EQ(got.size(), text.size());
+  EXPECT_TRUE(got == text);
+  EXPECT_EQ(lstat_type(fifo), S_IFIFO);
+  EXPECT_EQ(dir_entries(), std::vector<std::string>{"out.fifo"});
+}
+
+// The null and full devices to write: as root, nodes of their own made in the test directory, so
+// that a writer that replaces what it writes (the bug this guards against) cannot replace the
+// system's /dev/null; otherwise /dev/null and /dev/full themselves, which only root could replace.
+// Empty when there is no such device.
+std::string device_node(const fs::path& dir, const char* name, unsigned minor) {
+  const std::string system = std::string("/dev/") + name;
+  if (::geteuid() != 0) return ::access(system.c_str(), W_OK) == 0 ? system : "";
+  const std::string own = (dir / name).string();
+  return ::mknod(own.c_str(), S_IFCHR | 0666, makedev(1, minor)) == 0 ? own : "";
+}
+
+TEST_F(IoTest, CharacterDevicesAreWrittenThrough) {
+  const std::string null = device_node(dir_, "null", 3);
+  if (null.empty()) GTEST_SKIP() << "no null device to write";
+  EXPECT_EQ(gbcuda::check_output_path(null).kind, gbcuda::OutputTarget::Kind::WriteThrough);
+  gbcuda::write_file_atomically(null, writes("discarded"));
+  EXPECT_EQ(lstat_type(null), S_IFCHR);
+  // Through a symlink: the link stays, nothing appears beside it.
+  const std::string link = (dir_ / "null-link").string();
+  fs::create_symlink(null, link);
+  gbcuda::write_file_atomically(link, writes("discarded"));
+  EXPECT_EQ(lstat_type(link), S_IFLNK);
+  EXPECT_EQ(lstat_type(null), S_IFCHR);
+  // A device that fails every write (the full device): the error names the path and the reason.
+  const std::string full = device_node(dir_, "full", 7);
+  if (!full.empty()) {
+    try {
+      gbcuda::write_file_atomically(full, writes(std::string(1 << 17, 'x')));
+      ADD_FAILURE() << "writing " << full << " did not throw";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.status(), Status::IoError);
+      EXPECT_NE(std::string(e.what()).find(full), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(std::strerror(ENOSPC)), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(lstat_type(full), S_IFCHR);
+  }
+  std::vector<std::string> names = dir_entries();
+  std::sort(names.begin(), names.end());
+  std::vector<std::string> expected = {"null-link"};
+  for (const std::string& node : {null, full})
+    if (fs::path(node).parent_path() == dir_) expected.push_back(fs::path(node).filename().string());
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(names, expected);
+}
+
+TEST_F(IoTest, WriteErrorLeavesTheOldFile) {
+  // A real write() failure: a file size limit makes writes past it fail with EFBIG.
+  const std::string keep = write("keep.txt", "old");
+  const std::string link = (dir_ / "link.txt").string();
+  fs::create_symlink("keep.txt", link);
+  struct rlimit saved {};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  struct rlimit small = saved;
+  small.rlim_cur = 4096;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+  for (const std::string& path : {keep, link}) {
+    try {
+      gbcuda::write_file_atomically(path, writes(std::string(1 << 20, 'x')));
+      ADD_FAILURE() << "writing past the size limit did not throw";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.status(), Status::IoError);
+      EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(std::strerror(EFBIG)), std::string::npos) << e.what();
+    }
+  }
+  ::setrlimit(RLIMIT_FSIZE, &saved);
+  std::signal(SIGXFSZ, old_handler);
+  EXPECT_EQ(slurp(keep), "old");
+  EXPECT_EQ(lstat_type(link), S_IFLNK);
+  std::vector<std::string> names = dir_entries();
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"keep.txt", "link.txt"}));
+}
+
+TEST_F(IoTest, CheckOutputPathRefusesAndCreatesNothing) {
+  auto refused = [&](const std::string& path, const std::string& why) {
+    SCOPED_TRACE(path);
+    try {
+      gbcuda::check_output_path(path);
+      ADD_FAILURE() << "accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.status(), Status::IoError);
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+  };
+  refused((dir_ / "no-such-dir" / "x.txt").string(), "no directory " + (dir_ / "no-such-dir").string());
+  refused(dir_.string(), std::strerror(EISDIR));
+  const std::string file = write("file.txt", "x");
+  refused(file + "/x.txt", std::strerror(ENOTDIR));
+  fs::create_symlink(dir_ / "loop-b", dir_ / "loop-a");
+  fs::create_symlink(dir_ / "loop-a", dir_ / "loop-b");
+  refused((dir_ / "loop-a").string(), std::strerror(ELOOP));
+  refused("", "empty name");
+  const gbcuda::OutputTarget fresh = gbcuda::check_output_path((dir_ / "new.txt").string());
+  EXPECT_EQ(fresh.kind, gbcuda::OutputTarget::Kind::Create);
+  EXPECT_EQ(fresh.file, (dir_ / "new.txt").string());
+  EXPECT_EQ(gbcuda::check_output_path(file).kind, gbcuda::OutputTarget::Kind::Replace);
+  EXPECT_EQ(gbcuda::check_output_path("/dev/stdout").kind, gbcuda::OutputTarget::Kind::WriteThrough);
+  EXPECT_EQ(gbcuda::check_output_path("/proc/self/fd/2").kind, gbcuda::OutputTarget::Kind::WriteThrough);
+  std::vector<std::string> names = dir_entries();
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"file.txt", "loop-a", "loop-b"}));
 }
 
 // ---- large files, parsed in parallel chunks ------------------------------------------------

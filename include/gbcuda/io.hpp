@@ -58,7 +58,7 @@ template <class T>
 Matrix<T> matrix_from_coo(const CooData& coo);
 
 // Writes a Matrix Market coordinate file ("pattern" for iso bool matrices, else real/integer
-// general). The file appears whole or not at all.
+// general). A file appears whole or not at all (see write_file_atomically).
 template <class T>
 void write_matrix_market(const std::string& path, const Matrix<T>& A);
 
@@ -77,8 +77,30 @@ void write_binary_graph(const std::string& path, const Matrix<T>& A);
 template <class T>
 Matrix<T> read_binary_graph(const std::string& path);
 
-// Writes a file through `fill`: into a temporary beside `path`, renamed over it on success, so a
-// failure leaves no half-written file. Throws Error(IoError) naming the path.
+// How write_file_atomically writes a path.
+struct OutputTarget {
+  enum class Kind {
+    Create,        // nothing there yet: a new file, made whole by a rename
+    Replace,       // a regular file, replaced whole by a rename; symlinks leading to it stay symlinks
+    WriteThrough,  // a FIFO, a character device (/dev/null, a terminal) or the name of an open descriptor
+                   // (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/PID/fd/N): opened and written in place
+  };
+  Kind kind = Kind::Create;
+  std::string file;  // Create, Replace: the name the rename lands on (symlinks followed); WriteThrough: the path
+};
+
+// Finds how `path` would be written, without opening or creating anything (a FIFO is not opened,
+// so this never waits). Throws Error(IoError) naming the path and the reason when it cannot be
+// written: a directory, a block device or a socket, a missing directory or one that takes no new
+// file (for Create and Replace), no write permission (WriteThrough), a loop of symlinks.
+OutputTarget check_output_path(const std::string& path);
+
+// Writes a file through `fill`, as check_output_path finds it. A regular file or a new one (also
+// at the end of symlinks) goes into a temporary beside it, renamed over it on success: a failure
+// leaves the old file (or none) and no temporary. A FIFO, a character device or a descriptor's
+// name is opened for appending and written in place, never replaced: opening a FIFO waits for a
+// reader, and a failure midway leaves what was already written. Throws Error(IoError) naming the
+// path; an exception from `fill` propagates.
 void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& fill);
 
 #define GBCUDA_EXTERN_IO(T)                                                         \

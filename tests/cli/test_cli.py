@@ -10,16 +10,18 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 from checker import Checker
 
 OPTIONS = ["--source", "--device", "--direction", "--format", "--transpose", "--symmetrize", "--levels",
            "--parents", "--repeat", "--validate", "--json", "--verbose", "--help", "--kernel", "--save"]
-JSON_KEYS = ["file", "vertices", "entries", "source", "reached", "levels", "device", "backend", "direction", "kernel",
+JSON_KEYS = ["file", "vertices", "entries", "source", "source_choice", "source_seed", "reached", "levels", "device", "backend", "direction", "kernel",
              "level_loop", "repeat", "seconds_median", "seconds_min", "gteps", "edges_traversed", "edges_counted_as",
              "validated", "level_sizes"]
 RUN_TIMEOUT = 120  # seconds for one bfs_spmv run
@@ -468,6 +470,268 @@ def test_kernels(c, tmp, matrices, expected, gpu):
                     f"{name} --kernel {k} --verbose: each level line names the kernel", err[-400:])
 
 
+def out_degrees(arcs):
+    """Out-degree per vertex of a set of arcs, as a dict (vertices without out-edges absent)."""
+    deg = {}
+    for i, _ in arcs:
+        deg[i] = deg.get(i, 0) + 1
+    return deg
+
+
+def test_sources(c, tmp, matrices):
+    karate = os.path.join(matrices, "karate.mtx")
+    accepted = "max-degree, random or random:SEED"
+    for bad in ["", "foo", "random:", "random:x", "random:-1", "-1", "1e3", "3x", "max"]:
+        rc, out, err = c.run([karate, "--source", bad])
+        c.check(rc == 2 and out.strip() == "", f"--source '{bad}': exit 2, nothing on stdout", f"exit {rc}; {out[:200]}")
+        c.check(f"--source '{bad}'" in err and accepted in err, f"--source '{bad}': the error says what is accepted",
+                err.strip())
+    rc, out, _ = c.run(["--help"])
+    c.check("max-degree" in out and "random[:SEED]" in out, "--help names max-degree and random[:SEED]")
+
+    # max-degree: the most out-edges, lowest id on ties, on an undirected and a directed sample.
+    for name in ["karate.mtx", "west0067.mtx", "cavity02_headerless.txt"]:
+        path = os.path.join(matrices, name)
+        arcs = read_arcs(path)
+        if not c.check(arcs is not None, f"{name}: arcs readable"):
+            continue
+        deg = out_degrees(arcs)
+        best = min(deg, key=lambda v: (-deg[v], v))
+        res = c.expect_exit(f"{name} --source max-degree", [path, "--source", "max-degree", "--json"], 0,
+                            stdout_json=True)
+        if isinstance(res, dict):
+            c.check(res.get("source") == best and res.get("source_choice") == "max-degree" and
+                    res.get("source_seed") is None, f"{name} --source max-degree: vertex {best} (degree {deg[best]})",
+                    f"source {res.get('source')}, {res.get('source_choice')}, seed {res.get('source_seed')}")
+    rc, out, err = c.run([karate, "--source", "max-degree"])
+    c.check(rc == 0 and re.search(r"^source:\s+33 \(max-degree\)$", out, re.M) is not None,
+            "text summary: the source and how it was chosen", out[:400])
+
+    # random: a vertex with an out-edge, the same one for the same seed. Here only 5 and 9 have
+    # out-edges among 10 vertices.
+    sparse = write(os.path.join(tmp, "sparse.edges"), "5 6\n9 0\n")
+    picked = set()
+    for seed in [None] + list(range(1, 13)):
+        spec = "random" if seed is None else f"random:{seed}"
+        runs = [c.expect_exit(f"--source {spec}", [sparse, "--format", "edgelist", "--source", spec, "--json"], 0,
+                              stdout_json=True) for _ in range(2)]
+        if all(isinstance(r, dict) for r in runs):
+            a, b = runs
+            c.check(a.get("source") in (5, 9) and a.get("source_choice") == "random",
+                    f"--source {spec}: a vertex with an out-edge", f"{a.get('source')} / {a.get('source_choice')}")
+            c.check(a.get("source") == b.get("source"), f"--source {spec}: the same vertex every run",
+                    f"{a.get('source')} then {b.get('source')}")
+            c.check(a.get("source_seed") == (1 if seed is None else seed),
+                    f"--source {spec}: source_seed {1 if seed is None else seed}", str(a.get("source_seed")))
+            picked.add(a.get("source"))
+    c.check(picked == {5, 9}, "--source random: both candidates drawn over 13 seeds", str(picked))
+    res7 = [c.expect_exit("karate --source random:7", [karate, "--source", "random:7", "--json"], 0,
+                          stdout_json=True) for _ in range(2)]
+    if all(isinstance(r, dict) for r in res7):
+        c.check(res7[0].get("source") == res7[1].get("source"), "karate --source random:7: reproducible")
+    empty = write(os.path.join(tmp, "loops-none.mtx"), "%%MatrixMarket matrix coordinate pattern general\n3 3 0\n")
+    rc, out, err = c.run([empty, "--source", "random"])
+    c.check(rc == 2 and "no vertex" in err and out.strip() == "", "--source random without any edge: exit 2",
+            f"exit {rc}; {err.strip()}")
+
+    # A source without out-edges is searched, with a warning; others get none.
+    chain = write(os.path.join(tmp, "chain.edges"), "0 1\n1 2\n")
+    rc, out, err = c.run([chain, "--format", "edgelist", "--source", "2", "--json"])
+    warning = "bfs_spmv: warning: source 2 has no out-edges; the search reaches only 2"
+    c.check(rc == 0 and warning in err, "source without out-edges: warning on stderr", f"exit {rc}; {err.strip()}")
+    c.check(rc == 0 and json.loads(out).get("reached") == 1 and "warning" not in out,
+            "source without out-edges: reaches 1, stdout keeps only the JSON", out[:300])
+    rc, out, err = c.run([chain, "--format", "edgelist", "--source", "0"])
+    c.check(rc == 0 and "warning" not in err, "source with out-edges: no warning", err.strip())
+
+    # Without --source: 0, or the source a Rodinia file names.
+    res = c.expect_exit("karate without --source", [karate, "--json"], 0, stdout_json=True)
+    if isinstance(res, dict):
+        c.check(res.get("source") == 0 and res.get("source_choice") == "default", "no --source: vertex 0, 'default'",
+                f"{res.get('source')} / {res.get('source_choice')}")
+    rod = write(os.path.join(tmp, "src.rodinia.txt"), "3\n0 1\n1 1\n2 0\n\n1\n\n2\n1 1\n2 1\n")
+    res = c.expect_exit("Rodinia without --source", [rod, "--json"], 0, stdout_json=True)
+    if isinstance(res, dict):
+        c.check(res.get("source") == 1 and res.get("source_choice") == "rodinia",
+                "Rodinia file without --source: its source, 'rodinia'", f"{res.get('source')} / {res.get('source_choice')}")
+    res = c.expect_exit("Rodinia --source max-degree", [rod, "--source", "max-degree", "--json"], 0, stdout_json=True)
+    if isinstance(res, dict):
+        c.check(res.get("source") == 0 and res.get("source_choice") == "max-degree",
+                "Rodinia file --source max-degree: overrides the file's source", str(res.get("source")))
+    res = c.expect_exit("--source 5", [karate, "--source", "5", "--json"], 0, stdout_json=True)
+    if isinstance(res, dict):
+        c.check(res.get("source") == 5 and res.get("source_choice") == "given", "--source 5: 'given'",
+                f"{res.get('source')} / {res.get('source_choice')}")
+
+
+def file_type(path):
+    """'link', 'file', 'fifo', 'chr', other, or None when nothing is there (the link itself, not followed)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return None
+    for name, test in (("link", stat.S_ISLNK), ("file", stat.S_ISREG), ("fifo", stat.S_ISFIFO), ("chr", stat.S_ISCHR)):
+        if test(mode):
+            return name
+    return "other"
+
+
+def null_device(folder):
+    """A null device to write. As root, a node of our own made in `folder`, so that a bfs_spmv that
+    replaces what it writes (the bug these checks guard against) cannot replace the system's /dev/null;
+    otherwise /dev/null itself, which only root could replace. None when there is none."""
+    if os.geteuid() != 0:
+        return "/dev/null" if os.access("/dev/null", os.W_OK) else None
+    node = os.path.join(folder, "null")
+    try:
+        os.mknod(node, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except OSError:
+        return None
+    return node
+
+
+def stdout_names(folder):
+    """Names of the process's stdout to give as a file: a link of our own to /proc/self/fd/1 (what
+    /dev/stdout is), and /dev/stdout itself when not root (root could replace it, were it mishandled)."""
+    link = os.path.join(folder, "stdout-link")
+    if not os.path.lexists(link):
+        os.symlink("/proc/self/fd/1", link)
+    return [link] + (["/dev/stdout"] if os.geteuid() != 0 else [])
+
+
+def ints(text):
+    """The whitespace-separated integers of `text`, or None when it holds anything else."""
+    try:
+        return [int(x) for x in text.split()]
+    except ValueError:
+        return None
+
+
+def json_after_text(text):
+    """The JSON object that ends `text` (stderr: warnings may come first), or None."""
+    start = text.find("{\n")
+    try:
+        return json.loads(text[start:]) if start >= 0 else None
+    except ValueError:
+        return None
+
+
+def test_outputs(c, tmp, matrices):
+    karate = os.path.join(matrices, "karate.mtx")
+    arcs = read_arcs(karate)
+    out_dir = os.path.join(tmp, "outputs")
+    os.mkdir(out_dir)
+    ref = os.path.join(out_dir, "ref.levels")
+    res = c.expect_exit("karate levels to a file", [karate, "--levels", ref, "--json"], 0, stdout_json=True)
+    expected = read_column(ref) if isinstance(res, dict) else None
+    os.remove(ref)
+
+    # '-': the column on stdout, the summary (or JSON) on stderr.
+    rc, out, err = c.run([karate, "--levels", "-", "--json"])
+    c.check(rc == 0 and ints(out) == expected, "--levels -: the levels on stdout, nothing else",
+            f"exit {rc}; {out[:200]}")
+    res = json_after_text(err)
+    c.check(isinstance(res, dict) and res.get("reached") == 34, "--levels - --json: the JSON object on stderr",
+            err[-300:])
+    rc, out, err = c.run([karate, "--parents", "-", "--validate"])
+    parents = (ints(out) or []) if rc == 0 else []
+    c.check(rc == 0 and len(parents) == 34 and "reached:" in err and "reached:" not in out,
+            "--parents -: the parents on stdout, the text summary on stderr", f"exit {rc}; {out[:200]} / {err[-300:]}")
+    if expected is not None and len(parents) == 34:
+        check_parents(c, "--parents -", expected, parents, 0, arcs)
+    for name in stdout_names(tmp):
+        rc, out, err = c.run([karate, "--levels", name])
+        c.check(rc == 0 and ints(out) == expected and "reached:" in err,
+                f"--levels {name}: written through to stdout (a pipe), the summary on stderr",
+                f"exit {rc}; {out[:200]} / {err[-200:]}")
+        rc, out, err = c.run([karate, "--levels", "-", "--parents", name])
+        c.check(rc == 2 and out == "" and "both write to stdout" in err, f"--levels - --parents {name}: refused",
+                f"exit {rc}; {err.strip()}")
+    rc, out, err = c.run([karate, "--levels", "-", "--parents", "-"])
+    c.check(rc == 2 and out == "" and "both write to stdout" in err, "--levels - --parents -: refused",
+            f"exit {rc}; {err.strip()}")
+    rc, out, err = c.run([karate, "--save", "-"])
+    c.check(rc == 2 and out == "" and "--save -" in err and "not stdout" in err, "--save -: refused, says why",
+            f"exit {rc}; {err.strip()}")
+
+    # A symlink to a regular file: the file behind it is replaced, the link stays a link.
+    real, link = os.path.join(out_dir, "real.levels"), os.path.join(out_dir, "link.levels")
+    write(real, "old\n")
+    os.symlink("real.levels", link)
+    c.expect_exit("--levels through a symlink", [karate, "--levels", link], 0)
+    c.check(file_type(link) == "link" and os.readlink(link) == "real.levels", "--levels SYMLINK: stays a symlink",
+            str(file_type(link)))
+    c.check(file_type(real) == "file" and read_column(real) == expected, "--levels SYMLINK: the target holds the levels")
+    c.check(sorted(os.listdir(out_dir)) == ["link.levels", "real.levels"], "--levels SYMLINK: no temporary left",
+            str(os.listdir(out_dir)))
+
+    # A FIFO: written through to its reader, still a FIFO afterwards.
+    fifo = os.path.join(out_dir, "parents.fifo")
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()), daemon=True)
+    reader.start()
+    rc, out, err = c.run([karate, "--parents", fifo, "--validate"])
+    reader.join(timeout=30)
+    c.check(rc == 0 and not reader.is_alive() and got, "--parents FIFO: a reader gets the data",
+            f"exit {rc}; {err.strip()[-300:]}")
+    if got and expected is not None:
+        check_parents(c, "--parents FIFO", expected, ints(got[0].decode()) or [], 0, arcs)
+    c.check(file_type(fifo) == "fifo", "--parents FIFO: still a FIFO", str(file_type(fifo)))
+    os.remove(fifo)
+
+    # The null device: written through, never replaced, named by every output at once.
+    null = null_device(tmp)
+    if null is None:
+        print("test_cli: no null device to write; skipping its checks", flush=True)
+    else:
+        null_link = os.path.join(out_dir, "null-link")
+        os.symlink(null, null_link)
+        rc, out, err = c.run([karate, "--levels", null, "--parents", null_link, "--save", null])
+        c.check(rc == 0 and "reached:" in out, f"--levels/--parents/--save {null}: run", f"exit {rc}; {err.strip()}")
+        c.check(file_type(null) == "chr" and file_type(null_link) == "link",
+                f"{null}: still a character device, the link to it still a link", f"{file_type(null)}")
+        os.remove(null_link)
+
+    # Refused before the graph is read: the input is a FIFO no one writes, so reading it would wait
+    # until the (short) timeout. Exit 2 at once, nothing made.
+    big = os.path.join(tmp, "never-written.mtx")
+    os.mkfifo(big)
+    quick = CliChecker(c.exe)
+    quick.timeout = 10
+    no_dir = os.path.join(out_dir, "no-such-dir", "x.levels")
+    a, alias = os.path.join(out_dir, "a.txt"), os.path.join(out_dir, "alias.txt")
+    os.symlink("a.txt", alias)
+    copy = shutil.copy(karate, os.path.join(out_dir, "input.mtx"))
+    copy_link = os.path.join(out_dir, "input-link.mtx")
+    os.symlink("input.mtx", copy_link)
+    cases = [
+        ("missing directory", [big, "--levels", no_dir], "no directory"),
+        ("missing directory (--parents)", [big, "--parents", no_dir], "no directory"),
+        ("missing directory (--save)", [big, "--save", no_dir], "no directory"),
+        ("a directory", [big, "--levels", out_dir], "Is a directory"),
+        ("two outputs, one path", [big, "--levels", a, "--parents", a], "name the same file"),
+        ("two outputs, one file through a link", [big, "--levels", a, "--save", alias], "name the same file"),
+        ("the input file", [copy, "--levels", copy], "is the input file"),
+        ("the input file through a link", [copy, "--parents", copy_link], "is the input file"),
+        ("the input file (--save)", [copy, "--save", copy], "is the input file"),
+        ("an empty name", [big, "--levels", ""], "empty file name"),
+    ]
+    if os.geteuid() != 0:  # root writes anywhere
+        ro = os.path.join(tmp, "read-only")
+        os.mkdir(ro, 0o500)
+        cases.append(("a read-only directory", [big, "--levels", os.path.join(ro, "x")], "cannot create files"))
+    before = sorted(os.listdir(out_dir))
+    for name, args, why in cases:
+        rc, out, err = quick.run(args)
+        c.check(rc == 2 and out == "" and why in err, f"output check, {name}: exit 2 saying '{why}', before reading",
+                f"exit {rc}; {err.strip()[-300:]}")
+    c.check(sorted(os.listdir(out_dir)) == before and not os.path.exists(os.path.dirname(no_dir)),
+            "output checks create nothing", f"{before} -> {sorted(os.listdir(out_dir))}")
+    with open(karate, encoding="ascii") as f1, open(copy, encoding="ascii") as f2:
+        c.check(f1.read() == f2.read(), "the input file named as an output is untouched")
+
+
 def test_generated_and_save(c, tmp, matrices, gpu):
     lv = os.path.join(tmp, "g.levels")
     devices = ["host"] + (["cuda"] if gpu and built_with_cuda(c) else [])
@@ -541,6 +805,8 @@ def main():
             test(c, tmp, args.matrices, gpu)
         test_samples(c, tmp, args.matrices, expected)
         test_transforms(c, tmp, args.matrices)
+        test_sources(c, tmp, args.matrices)
+        test_outputs(c, tmp, args.matrices)
         test_kernels(c, tmp, args.matrices, expected, gpu)
         test_generated_and_save(c, tmp, args.matrices, gpu)
     print(f"test_cli: {time.monotonic() - start:.1f} s")
