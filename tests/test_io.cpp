@@ -1,18 +1,24 @@
 // Readers and writers: every sample in matrices/, every Matrix Market header variant, the
 // headerless / Rodinia / edge-list formats, bad inputs (status, file and line in the message),
 // the atomic Matrix Market writer, and a large file parsed in parallel chunks.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <omp.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gbcuda/io.hpp"
@@ -421,7 +427,7 @@ TEST_F(IoTest, EdgeLists) {
 
 TEST(IoFormats, Names) {
   for (FileFormat f : {FileFormat::Auto, FileFormat::MatrixMarket, FileFormat::Headerless, FileFormat::Rodinia,
-                       FileFormat::EdgeList}) {
+                       FileFormat::EdgeList, FileFormat::Binary}) {
     EXPECT_EQ(gbcuda::parse_format(gbcuda::to_string(f)), f);
   }
   EXPECT_STREQ(gbcuda::to_string(FileFormat::MatrixMarket), "mtx");
@@ -540,6 +546,222 @@ TEST_F(IoTest, EdgeListErrors) {
   expect_parse_error(write("e.txt", "0 1 x\n"), 1, "'x' is not a number", FileFormat::EdgeList);
   expect_parse_error(write("f.txt", "0 1 2 3\n"), 1, "expected 2 or 3 columns", FileFormat::EdgeList);
   expect_parse_error(write("g.txt", "0 99999999999\n"), 1, "too large", FileFormat::EdgeList);
+}
+
+TEST_F(IoTest, NumbersPast64BitsAreOutOfRange) {
+  // from_chars reports result_out_of_range: say so rather than "not an integer".
+  const std::string big = "99999999999999999999";  // 2^66 and more
+  expect_parse_error(write("a.txt", "0 1\n1 " + big + "\n"), 2,
+                     "column index '" + big + "' is out of range (more than 64 bits)", FileFormat::EdgeList);
+  expect_parse_error(write("b.mtx", "%%MatrixMarket matrix coordinate pattern general\n-" + big + " 3 1\n"), 2,
+                     "bad size line: '-" + big + "' is out of range", FileFormat::MatrixMarket);
+  expect_parse_error(write("c.txt", "3 " + big + " 1\n1 1\n"), 1, "'" + big + "' is out of range",
+                     FileFormat::Headerless);
+  expect_parse_error(write("d.rodinia.txt", "1\n0 " + big + "\n"), 2, "'" + big + "' is out of range");
+  // A token that is not a number at all is still "not an integer".
+  expect_parse_error(write("e.txt", "0 1\n1 1e3\n"), 2, "'1e3' is not an integer", FileFormat::EdgeList);
+}
+
+TEST_F(IoTest, MessagesEscapeControlBytes) {
+  // Bytes of the file quoted in a message are escaped: no raw control byte reaches a terminal.
+  try {
+    read(write("ctl.txt", "0 1\n1 \x1b[2Jx\x01\n"), FileFormat::EdgeList);
+    ADD_FAILURE() << "no throw";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("column index '\\x1b[2Jx\\x01' is not an integer"), std::string::npos) << what;
+    for (const char c : what) EXPECT_TRUE(static_cast<unsigned char>(c) >= 0x20 && c != 0x7f) << what;
+  }
+}
+
+template <class T>
+void expect_same_csr(const gbcuda::Matrix<T>& a, const gbcuda::Matrix<T>& b);
+
+// ---- inputs read once, as streams -----------------------------------------------------------
+
+// Writes `bytes` into one end of a pipe from a thread; the reader reads "/dev/fd/N".
+class PipeWriter {
+ public:
+  explicit PipeWriter(std::string bytes) {
+    int fds[2];
+    if (::pipe(fds) != 0) throw std::runtime_error("pipe");
+    read_fd_ = fds[0];
+    thread_ = std::thread([w = fds[1], b = std::move(bytes)] {
+      std::size_t done = 0;
+      while (done < b.size()) {
+        const ssize_t n = ::write(w, b.data() + done, b.size() - done);
+        if (n <= 0) break;
+        done += static_cast<std::size_t>(n);
+      }
+      ::close(w);
+    });
+  }
+  ~PipeWriter() {
+    ::close(read_fd_);  // a writer still blocked gets EPIPE (SIGPIPE is ignored in these tests)
+    thread_.join();
+  }
+  std::string path() const { return "/dev/fd/" + std::to_string(read_fd_); }
+
+ private:
+  int read_fd_;
+  std::thread thread_;
+};
+
+std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+TEST_F(IoTest, PipesAreReadOnce) {
+  ::signal(SIGPIPE, SIG_IGN);
+  // A symmetric Matrix Market file through a pipe, with detection and with the format given:
+  // the bytes read to detect the format are the bytes parsed.
+  const std::string mtx = file_bytes(sample_path("karate.mtx"));
+  for (FileFormat format : {FileFormat::Auto, FileFormat::MatrixMarket}) {
+    PipeWriter pipe(mtx);
+    const CooData c = read(pipe.path(), format);
+    EXPECT_EQ(c.format, FileFormat::MatrixMarket);
+    EXPECT_EQ(c.nrows, 34);
+    EXPECT_EQ(c.stored_entries, 78);
+    EXPECT_EQ(c.rows.size(), 156u);
+  }
+  // Every sample through a pipe reads as the file does.
+  for (const char* name : {"cavity02_headerless.txt", "graph4096.rodinia.txt", "west0067.mtx"}) {
+    SCOPED_TRACE(name);
+    const CooData from_file = read(sample_path(name));
+    PipeWriter pipe(file_bytes(sample_path(name)));
+    ReadOptions o;
+    o.progress = ReadOptions::Progress::Never;
+    if (from_file.format == FileFormat::Rodinia) o.format = FileFormat::Rodinia;  // detected by name
+    const CooData c = gbcuda::read_coo(pipe.path(), o);
+    EXPECT_EQ(c.format, from_file.format);
+    EXPECT_EQ(triplets(c), triplets(from_file));
+  }
+  // A .gbc through a pipe: detected from its first bytes and parsed from memory.
+  const auto A = gbcuda::read_matrix<double>(sample_path("west0067.mtx"));
+  const std::string gbc = (dir_ / "w.gbc").string();
+  gbcuda::write_binary_graph(gbc, A);
+  for (FileFormat format : {FileFormat::Auto, FileFormat::Binary}) {
+    PipeWriter pipe(file_bytes(gbc));
+    ReadOptions o;
+    o.format = format;
+    gbcuda::ReadReport report;
+    o.report = &report;
+    expect_same_csr(A, gbcuda::read_matrix<double>(pipe.path(), o));
+    EXPECT_EQ(report.format, FileFormat::Binary);
+    EXPECT_EQ(report.header, "gbc values");
+    PipeWriter again(file_bytes(gbc));
+    const CooData c = read(again.path(), format);
+    EXPECT_EQ(c.format, FileFormat::Binary);
+    EXPECT_EQ(c.stored_entries, A.nvals());
+  }
+  // A truncated .gbc through a pipe is reported as truncated.
+  PipeWriter cut(file_bytes(gbc).substr(0, 100));
+  expect_error(cut.path(), FileFormat::Auto, Status::ParseError, {cut.path(), "truncated"});
+  // A pipe whose writer wrote nothing: an empty file, at once (the writer has gone).
+  PipeWriter empty("");
+  expect_error(empty.path(), FileFormat::Auto, Status::ParseError, {"cannot detect the format", "no data lines"});
+}
+
+TEST_F(IoTest, ReportAndWarnings) {
+  gbcuda::ReadReport report;
+  ReadOptions o;
+  o.report = &report;
+  const CooData c = gbcuda::read_coo(sample_path("karate.mtx"), o);
+  EXPECT_EQ(report.format, FileFormat::MatrixMarket);
+  EXPECT_EQ(report.header, "coordinate pattern symmetric");
+  EXPECT_TRUE(report.warnings.empty());
+  gbcuda::read_matrix<bool>(sample_path("cavity02_headerless.txt"), o);
+  EXPECT_EQ(report.format, FileFormat::Headerless);
+  EXPECT_EQ(report.header, "headerless real");
+}
+
+TEST_F(IoTest, FifoWithoutWriterWaitsBounded) {
+  const std::string fifo = (dir_ / "f.fifo").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::vector<std::string> seen;
+  ReadOptions o;
+  o.fifo_wait_seconds = 0.3;
+  o.on_warning = [&](const std::string& w) { seen.push_back(w); };
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    gbcuda::read_coo(fifo, o);
+    ADD_FAILURE() << "no throw";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), Status::IoError);
+    EXPECT_NE(std::string(e.what()).find("cannot read " + fifo + ": nothing was written to the FIFO within 0.3 s"),
+              std::string::npos)
+        << e.what();
+  }
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_GE(waited, 0.25);
+  EXPECT_LT(waited, 10.0);
+  ASSERT_EQ(seen.size(), 1u);  // said once, before waiting
+  EXPECT_NE(seen[0].find(fifo + ": a FIFO with nothing written yet; waiting up to 0.3 s for a writer"),
+            std::string::npos)
+      << seen[0];
+
+  // A writer that comes later: the warning, then the graph.
+  seen.clear();
+  o.fifo_wait_seconds = 30;
+  std::thread writer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    std::ofstream(fifo) << "%%MatrixMarket matrix coordinate pattern symmetric\n3 3 2\n2 1\n3 2\n";
+  });
+  const CooData c = gbcuda::read_coo(fifo, o);
+  writer.join();
+  EXPECT_EQ(seen.size(), 1u);
+  EXPECT_EQ(c.format, FileFormat::MatrixMarket);
+  EXPECT_EQ(c.rows.size(), 4u);
+}
+
+TEST_F(IoTest, NulBytesAndEndlessLinesStopTheRead) {
+  // A NUL byte is named with its line and column, and does not cut the message.
+  expect_parse_error(write("nul.txt", std::string("0 1\n1 2\0 3\n", 11)), 2,
+                     "column 4: NUL byte (binary data in a text file?)", FileFormat::EdgeList);
+  expect_parse_error(write("nul.mtx", std::string("%%MatrixMarket matrix coordinate pattern general\n2 2 1\n\0", 56)),
+                     3, "column 1: NUL byte");
+  // /dev/zero: a NUL byte on line 1, at once (not "out of memory" after filling it).
+  expect_parse_error("/dev/zero", 1, "column 1: NUL byte");
+  // A line over the limit, named; the limit is an option.
+  const std::string path = write("long.txt", "0 1\n" + std::string(3000, '7') + " 1\n");
+  ReadOptions o;
+  o.max_line_bytes = 1000;
+  try {
+    gbcuda::read_coo(path, o);
+    ADD_FAILURE() << "no throw";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), Status::ParseError);
+    EXPECT_NE(std::string(e.what()).find(path + ":2: line longer than 1000 bytes"), std::string::npos) << e.what();
+  }
+  o.max_line_bytes = 4000;  // now the line is read, and its id refused
+  try {
+    gbcuda::read_coo(path, o);
+    ADD_FAILURE() << "no throw";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(path + ":2: row index '777"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(gbcuda::read_coo(write("ok.txt", "0 1\n" + std::string(3000, ' ') + "1 2\n"), o).stored_entries, 2);
+
+  // An endless line through a socket: stopped while streaming, soon after the limit.
+  ::signal(SIGPIPE, SIG_IGN);
+  int sv[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  std::atomic<std::size_t> sent{0};
+  std::thread writer([&] {
+    const std::string block(1 << 16, 'x');
+    while (sent < (std::size_t(1) << 30)) {
+      const ssize_t n = ::send(sv[1], block.data(), block.size(), MSG_NOSIGNAL);
+      if (n <= 0) break;
+      sent += static_cast<std::size_t>(n);
+    }
+    ::close(sv[1]);
+  });
+  const std::string sock = "/dev/fd/" + std::to_string(sv[0]);
+  expect_parse_error(sock, 1, "line longer than 1048576 bytes");
+  ::close(sv[0]);
+  writer.join();
+  EXPECT_LT(sent.load(), std::size_t(64) << 20);
 }
 
 // ---- writer --------------------------------------------------------------------------------

@@ -35,8 +35,7 @@ Coordinates parse_coordinates(const FileText& f, const char* begin, const char* 
     std::int64_t idx[2];
     for (int k = 0; k < 2; ++k) {
       if (!parse_int(tok[k], idx[k])) {
-        throw LineError{where, std::string(k == 0 ? "row" : "column") + " index " + quote(tok[k]) +
-                                   " is not an integer"};
+        throw LineError{where, std::string(k == 0 ? "row" : "column") + " index " + not_an_integer(tok[k])};
       }
     }
     const Index i = idx[0] - spec.base;

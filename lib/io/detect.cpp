@@ -3,6 +3,7 @@
 #include <string>
 
 #include "io/binary.hpp"
+#include "io/input.hpp"
 #include "io/line_reader.hpp"
 
 namespace gbcuda {
@@ -145,28 +146,52 @@ FileFormat detect_format_of(const FileText& f) {
 
 }  // namespace io_detail
 
-FileFormat detect_format(const std::string& path) {
-  if (io_detail::is_binary_graph(path)) return FileFormat::Binary;  // before loading it as text
-  const io_detail::FileText f = io_detail::FileText::load(path, ReadOptions::Progress::Never);
-  return io_detail::detect_format_of(f);
+namespace io_detail {
+
+FileFormat detect_input_format(const Input& in) {
+  if (in.binary()) return FileFormat::Binary;
+  return detect_format_of(*in.text());
+}
+
+CooData read_coo_input(const Input& in, const ReadOptions& options) {
+  CooData coo;
+  if (in.binary()) {
+    coo = read_binary_coo(in);
+  } else {
+    const FileText& f = *in.text();
+    const FileFormat format = options.format == FileFormat::Auto ? detect_format_of(f) : options.format;
+    switch (format) {
+      case FileFormat::MatrixMarket: coo = read_matrix_market(f); break;
+      case FileFormat::Headerless: coo = read_headerless(f); break;
+      case FileFormat::Rodinia: coo = read_rodinia(f, options.rodinia_source); break;
+      case FileFormat::EdgeList: coo = read_edge_list(f); break;
+      case FileFormat::Binary:  // in.binary() above
+      case FileFormat::Auto: break;
+    }
+    f.finish_progress();
+  }
+  finish_read(in, options, coo.format, coo.header);
+  return coo;
+}
+
+void finish_read(const Input&, const ReadOptions& options, FileFormat format, const std::string& header) {
+  if (options.report) {
+    options.report->format = format;
+    options.report->header = header;
+  }
+}
+
+}  // namespace io_detail
+
+FileFormat detect_format(const std::string& path, const ReadOptions& options) {
+  ReadOptions o = options;
+  o.format = FileFormat::Auto;
+  o.progress = ReadOptions::Progress::Never;
+  return io_detail::detect_input_format(io_detail::open_input(path, o));
 }
 
 CooData read_coo(const std::string& path, const ReadOptions& options) {
-  if (options.format == FileFormat::Binary || (options.format == FileFormat::Auto && io_detail::is_binary_graph(path)))
-    return io_detail::read_binary_coo(path);
-  const io_detail::FileText f = io_detail::FileText::load(path, options.progress);
-  const FileFormat format = options.format == FileFormat::Auto ? io_detail::detect_format_of(f) : options.format;
-  CooData coo;
-  switch (format) {
-    case FileFormat::MatrixMarket: coo = io_detail::read_matrix_market(f); break;
-    case FileFormat::Headerless: coo = io_detail::read_headerless(f); break;
-    case FileFormat::Rodinia: coo = io_detail::read_rodinia(f, options.rodinia_source); break;
-    case FileFormat::EdgeList: coo = io_detail::read_edge_list(f); break;
-    case FileFormat::Binary:  // handled above
-    case FileFormat::Auto: break;
-  }
-  f.finish_progress();
-  return coo;
+  return io_detail::read_coo_input(io_detail::open_input(path, options), options);
 }
 
 }  // namespace gbcuda

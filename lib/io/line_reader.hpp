@@ -3,12 +3,14 @@
 // numbers with std::from_chars, and parsing line ranges in parallel chunks with exact line
 // numbers in error messages. Not part of the public API.
 #include <omp.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -38,17 +40,50 @@ class Progress {
 // a terminal and the file is larger than 64 MiB.
 bool want_progress(ReadOptions::Progress p, std::size_t bytes);
 
-// A whole file in memory; line ends stay as written.
+// Where a reader's warnings go: ReadOptions::report and ReadOptions::on_warning, or stderr as
+// "gbcuda: warning: ..." when no callback is set, so that no warning is ever lost.
+class Warnings {
+ public:
+  Warnings() = default;
+  explicit Warnings(const ReadOptions& o) : report_(o.report), callback_(o.on_warning) {}
+  void operator()(const std::string& what) const;
+
+ private:
+  ReadReport* report_ = nullptr;
+  std::function<void(const std::string&)> callback_;
+};
+
+// How FileText::load treats the bytes it reads.
+struct LoadSettings {
+  // Text: checked while they arrive (no NUL byte, no line longer than max_line); Binary: a .gbc,
+  // not checked; Sniff: Binary when the first 8 bytes are the .gbc magic, else Text.
+  enum class Content { Text, Binary, Sniff } content = Content::Sniff;
+  std::size_t max_line = std::size_t(1) << 20;
+  ReadOptions::Progress progress = ReadOptions::Progress::Auto;
+  // A FIFO opened by name: wait this long for a writer before Error(IoError) (<= 0: no limit).
+  bool named_fifo = false;
+  double fifo_wait_seconds = 60;
+  Warnings warnings;
+};
+
+// A whole input in memory; line ends stay as written.
 class FileText {
  public:
-  // Reads `path` completely; Error(IoError) "cannot open FILE: ..." / "cannot read FILE: ...".
-  // When progress is on (see want_progress), the read is the first half of "reading FILE: N%".
-  static FileText load(const std::string& path, ReadOptions::Progress progress);
+  // Reads everything from `fd` (open on `path`; `st` is its fstat), once, as a stream: pipes,
+  // FIFOs and character devices work like files. Error(IoError) "cannot read FILE: ..."; text
+  // is checked as it arrives, so a binary file or /dev/zero fails at once with Error(ParseError)
+  // rather than filling memory. When progress is on (see want_progress), the read is the first
+  // half of "reading FILE: N%".
+  static FileText load(const std::string& path, int fd, const struct stat& st, const LoadSettings& settings);
+  // The same from bytes already in memory (copied), as if read from a file named `name`.
+  static FileText from_bytes(std::string_view bytes, const std::string& name, const LoadSettings& settings);
 
   const std::string& path() const { return path_; }
   const char* begin() const { return data_.get(); }
   const char* end() const { return data_.get() + size_; }
   std::size_t size() const { return size_; }
+  // The bytes are a .gbc file (LoadSettings::Content Binary, or sniffed), not text.
+  bool binary() const { return binary_; }
 
   // Progress, when enabled: `fraction` of the whole job (read + parse) done.
   bool progress_enabled() const { return progress_ != nullptr; }
@@ -59,6 +94,10 @@ class FileText {
     if (progress_) progress_->finish();
   }
 
+  // A warning, as it is ("FILE: ..." is up to the caller), or about the line holding `p`.
+  void warn(const std::string& what) const;
+  void warn_at(const char* p, const std::string& what) const;
+
   // 1-based number of the line that contains `p` (counts newlines before it).
   Index line_of(const char* p) const;
   // The number of the file's last line (for "unexpected end of file").
@@ -68,10 +107,17 @@ class FileText {
   [[noreturn]] void fail_line(Index line, const std::string& what) const;
 
  private:
+  // Checks the text in [from, to) of the bytes read so far, `line_start` being where the line
+  // that holds `from` starts; advances it. Throws Error(ParseError) for a NUL byte or a line
+  // longer than the limit.
+  void check_text(std::size_t from, std::size_t to, std::size_t& line_start, const LoadSettings& settings) const;
+
   std::string path_;
   std::unique_ptr<char[]> data_;
   std::size_t size_ = 0;
+  bool binary_ = false;
   std::unique_ptr<Progress> progress_;
+  Warnings warnings_;
 };
 
 // ---- lines -------------------------------------------------------------------------------
@@ -132,12 +178,23 @@ class Tokens {
 
 // ---- numbers -----------------------------------------------------------------------------
 
-inline bool parse_int(std::string_view s, std::int64_t& v) {
+// Why a token is not a usable integer.
+enum class IntStatus { Ok, NotInteger, OutOfRange };
+
+inline IntStatus parse_int_status(std::string_view s, std::int64_t& v) {
   if (!s.empty() && s.front() == '+') s.remove_prefix(1);
-  if (s.empty()) return false;
+  if (s.empty()) return IntStatus::NotInteger;
   auto r = std::from_chars(s.data(), s.data() + s.size(), v);
-  return r.ec == std::errc() && r.ptr == s.data() + s.size();
+  if (r.ptr != s.data() + s.size()) return IntStatus::NotInteger;
+  if (r.ec == std::errc::result_out_of_range) return IntStatus::OutOfRange;
+  return r.ec == std::errc() ? IntStatus::Ok : IntStatus::NotInteger;
 }
+
+inline bool parse_int(std::string_view s, std::int64_t& v) { return parse_int_status(s, v) == IntStatus::Ok; }
+
+// "'tok' is not an integer" or "'tok' is out of range (more than 64 bits)", for a token that
+// parse_int rejected.
+std::string not_an_integer(std::string_view token);
 
 inline bool parse_double(std::string_view s, double& v) {
   if (!s.empty() && s.front() == '+') s.remove_prefix(1);
@@ -147,7 +204,9 @@ inline bool parse_double(std::string_view s, double& v) {
   return (r.ec == std::errc() || r.ec == std::errc::result_out_of_range) && r.ptr == s.data() + s.size();
 }
 
-std::string quote(std::string_view token);  // 'token', shortened when very long
+// 'token', shortened when very long; control bytes (NUL, tab, ...) are written as escapes
+// (\0, \t, \x1b), so that a message never carries raw binary data.
+std::string quote(std::string_view token);
 
 // Loops shorter than this run on one thread (starting a team costs more than it saves).
 inline constexpr Index kParallelMin = Index(1) << 16;

@@ -93,7 +93,7 @@ const char* parse_size_line(const FileText& f, const char* p, int count, Index* 
         f.fail_at(p, std::string("bad size line: expected '") + shape + "', found " + quote(line));
       }
       for (int k = 0; k < count; ++k) {
-        if (!parse_int(tok[k], out[k])) f.fail_at(p, "bad size line: " + quote(tok[k]) + " is not an integer");
+        if (!parse_int(tok[k], out[k])) f.fail_at(p, "bad size line: " + not_an_integer(tok[k]));
         if (out[k] < 0) f.fail_at(p, "bad size line: negative size " + std::to_string(out[k]));
         if (out[k] > kMaxDim) f.fail_at(p, "bad size line: size " + std::to_string(out[k]) + " too large");
       }

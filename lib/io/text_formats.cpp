@@ -32,7 +32,7 @@ CooData read_headerless(const FileText& f) {
   Index size[3];
   if (Tokens(line).split(tok, 3) != 3) f.fail_at(head, "bad size line: expected 'rows cols entries', found " + quote(line));
   for (int k = 0; k < 3; ++k) {
-    if (!parse_int(tok[k], size[k])) f.fail_at(head, "bad size line: " + quote(tok[k]) + " is not an integer");
+    if (!parse_int(tok[k], size[k])) f.fail_at(head, "bad size line: " + not_an_integer(tok[k]));
     if (size[k] < 0) f.fail_at(head, "bad size line: negative size " + std::to_string(size[k]));
     if (size[k] > kMaxDim) f.fail_at(head, "bad size line: size " + std::to_string(size[k]) + " too large");
   }
@@ -99,7 +99,7 @@ CooData read_rodinia(const FileText& f, Index* source_out) {
     if (ntok > 2) throw LineError{where, "expected one or two integers, found more"};
     std::int64_t v[2] = {0, 0};
     for (int k = 0; k < ntok; ++k) {
-      if (!parse_int(tok[k], v[k])) throw LineError{where, quote(tok[k]) + " is not an integer"};
+      if (!parse_int(tok[k], v[k])) throw LineError{where, not_an_integer(tok[k])};
     }
     out.a.push_back(v[0]);
     out.b.push_back(v[1]);
