@@ -317,6 +317,105 @@ TEST_F(IoTest, ReadMatrixTypes) {
   EXPECT_EQ(P.csr().iso_value, 1.0f);
 }
 
+// ---- Matrix Market banners slightly off: honoured with a warning, or refused -----------------
+
+// Reads with warnings collected (not printed).
+CooData read_warned(const std::string& path, std::vector<std::string>& warnings, FileFormat format = FileFormat::Auto) {
+  ReadOptions o;
+  o.format = format;
+  o.progress = ReadOptions::Progress::Never;
+  o.on_warning = [&](const std::string& w) { warnings.push_back(w); };
+  return gbcuda::read_coo(path, o);
+}
+
+TEST_F(IoTest, BannerSlightlyOffIsReadWithAWarning) {
+  // A symmetric pattern graph: 3 stored entries, 6 arcs. Read as a headerless general file, it
+  // would silently lose half its edges.
+  const std::string body = "3 3 3\n2 1\n3 1\n3 2\n";
+  const std::vector<Triplet> expected{{1, 0, 1}, {0, 1, 1}, {2, 0, 1}, {0, 2, 1}, {2, 1, 1}, {1, 2, 1}};
+  struct Case {
+    const char* name;
+    std::string head;
+    Index banner_line;
+    const char* says;
+  };
+  const Case cases[] = {
+      {"one%", "%MatrixMarket matrix coordinate pattern symmetric\n", 1, "it has one '%'"},
+      {"three%", "%%%MatrixMarket matrix coordinate pattern symmetric\n", 1, "it has 3 '%'"},
+      {"space", "%% MatrixMarket matrix coordinate pattern symmetric\n", 1, "blanks follow the '%'"},
+      {"case", "%%matrixmarket MATRIX Coordinate PATTERN symmetric\n", 1, "'matrixmarket' is not spelt 'MatrixMarket'"},
+      {"comment_first", "% from a public data set\n%%MatrixMarket matrix coordinate pattern symmetric\n", 2,
+       "it is on line 2, after other lines"},
+      {"blank_first", "\n\n%%MatrixMarket matrix coordinate pattern symmetric\n", 3, "it is on line 3"},
+      {"all", "# generated\n  % MATRIXMARKET matrix coordinate pattern symmetric\n", 2,
+       "it has one '%', blanks follow the '%', 'MATRIXMARKET' is not spelt 'MatrixMarket' and it is on line 2"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string path = write(std::string(c.name) + ".txt", c.head + body);
+    EXPECT_EQ(gbcuda::detect_format(path), FileFormat::MatrixMarket);
+    std::vector<std::string> warnings;
+    const CooData coo = read_warned(path, warnings);
+    EXPECT_EQ(coo.format, FileFormat::MatrixMarket);
+    EXPECT_EQ(coo.header, "coordinate pattern symmetric");
+    EXPECT_EQ(triplets(coo), expected);
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_EQ(warnings[0].rfind(path + ":" + std::to_string(c.banner_line) + ": read '", 0), 0u) << warnings[0];
+    EXPECT_NE(warnings[0].find(c.says), std::string::npos) << warnings[0];
+    // Forced, too.
+    warnings.clear();
+    EXPECT_EQ(triplets(read_warned(path, warnings, FileFormat::MatrixMarket)), expected);
+    EXPECT_EQ(warnings.size(), 1u);
+  }
+  // The exact banner: no warning. Comments after it are comments.
+  std::vector<std::string> warnings;
+  read_warned(write("exact.mtx", "%%MatrixMarket matrix coordinate pattern symmetric\n%MatrixMarket\n" + body),
+              warnings);
+  EXPECT_TRUE(warnings.empty());
+  // A banner honoured leniently is checked like any other.
+  expect_parse_error(write("badfield.txt", "%MatrixMarket matrix coordinate quaternion general\n" + body), 1,
+                     "unknown Matrix Market field 'quaternion'");
+}
+
+TEST_F(IoTest, MisspeltBannerIsRefused) {
+  const std::string body = "3 3 3\n2 1\n3 1\n3 2\n";
+  struct Case {
+    const char* name;
+    std::string head;
+    Index line;
+  };
+  const Case cases[] = {
+      {"typo", "%%MatrixMarkt matrix coordinate pattern symmetric\n", 1},
+      {"typo2", "%%MatrixMaket matrix coordinate pattern symmetric\n", 1},
+      {"dash", "% Matrix-Market matrix coordinate pattern symmetric\n", 1},
+      {"glued", "%%MatrixMarketmatrix coordinate pattern symmetric\n", 1},
+      {"words", "% comment\n%% MM matrix coordinate pattern symmetric\n", 2},
+      {"spaced", "%% Matrix Market format: coordinate real symmetric\n", 1},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string path = write(std::string(c.name) + ".txt", c.head + body);
+    expect_error(path, FileFormat::Auto, Status::ParseError,
+                 {path + ":" + std::to_string(c.line) + ":", "looks like a misspelt Matrix Market banner", "--format"});
+    expect_parse_error(path, c.line, "looks like a misspelt Matrix Market banner", FileFormat::MatrixMarket);
+    // Asked for as headerless: read, with the line named as a comment.
+    std::vector<std::string> warnings;
+    const CooData coo = read_warned(path, warnings, FileFormat::Headerless);
+    EXPECT_EQ(coo.stored_entries, 3);
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_NE(warnings[0].find("as a comment although it looks like a Matrix Market banner"), std::string::npos)
+        << warnings[0];
+  }
+  // Ordinary comments that mention a word or two are comments.
+  for (const char* head :
+       {"% real symmetric matrix from a survey\n", "% matrix market files are nice\n", "% Matrix: coordinate\n"}) {
+    SCOPED_TRACE(head);
+    std::vector<std::string> warnings;
+    EXPECT_EQ(read_warned(write("ok.txt", head + body), warnings).format, FileFormat::Headerless);
+    EXPECT_TRUE(warnings.empty());
+  }
+}
+
 // ---- the other formats ---------------------------------------------------------------------
 
 TEST_F(IoTest, Headerless) {
@@ -513,6 +612,17 @@ TEST_F(IoTest, HeaderlessErrors) {
   // Values on some lines only.
   expect_parse_error(write("m.txt", "3 3 2\n1 1 1\n2 2\n"), 3, "expected 3 columns", FileFormat::Headerless);
   expect_parse_error(write("n.txt", "3 -3 0\n"), 1, "negative size -3", FileFormat::Headerless);
+  // Detected as headerless by its shape, but with a wrong count: a headerless message naming both
+  // counts, not an edge-list one.
+  for (const char* text : {"3 3 3\n1 1 1\n2 2 2\n", "3 3 1\n1 2\n2 3\n3 1\n"}) {
+    SCOPED_TRACE(text);
+    const std::string path = write("count.txt", text);
+    const std::string found = text[4] == '3' ? "2 follow" : "3 follow";
+    expect_error(path, FileFormat::Auto, Status::ParseError,
+                 {path + ":1:", "headerless", "announcing " + std::string(1, text[4]) + " entries", found, "--format"});
+  }
+  // Asked for as an edge list, the same lines are an edge list.
+  EXPECT_EQ(read(write("el.txt", "3 3 1\n1 2 1\n2 3 1\n"), FileFormat::EdgeList).stored_entries, 3);
 }
 
 TEST_F(IoTest, RodiniaErrors) {

@@ -33,16 +33,6 @@ namespace io_detail {
 
 namespace {
 
-bool starts_with_nocase(std::string_view s, std::string_view prefix) {
-  if (s.size() < prefix.size()) return false;
-  for (std::size_t i = 0; i < prefix.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(s[i])) != std::tolower(static_cast<unsigned char>(prefix[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
-
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
@@ -77,22 +67,28 @@ Index count_data_lines(const char* begin, const char* end, std::string_view comm
 }  // namespace
 
 // Detection, in order (comment lines start with '%' or '#'; blank lines are skipped):
-//  1. the first line starts with "%%MatrixMarket" (any case)           -> Matrix Market;
+//  1. a Matrix Market banner among the leading comment lines (see find_banner; a misspelt one
+//     is refused)                                                      -> Matrix Market;
 //  2. the file name ends in ".rodinia.txt"                              -> Rodinia;
 //  3. the first data line is one integer n, and the next data line is
 //     two integers (or n is 0)                                          -> Rodinia;
-//  4. the first data line is three non-negative integers "r c k", exactly k data lines follow,
-//     and the first 1000 of them are "i j [value]" with 1 <= i <= r, 1 <= j <= c
+//  4. the first data line is three non-negative integers "r c k", and the first 1000 data lines
+//     after it are "i j [value]" with 1 <= i <= r, 1 <= j <= c: exactly k data lines follow
 //                                                                       -> headerless;
+//     another count is refused (a headerless file with a wrong count, or an edge list whose
+//     first lines look like one: --format says which);
 //  5. the first data line is "src dst [weight]" (two non-negative integers, an optional
 //     number; blanks or commas between)                                  -> edge list;
 //  otherwise ParseError "cannot detect the format of FILE (...); use --format".
-// An edge list whose first line happens to look like a headerless size line (k data lines
-// follow, all in range) is read as headerless; --format edgelist overrides.
 FileFormat detect_format_of(const FileText& f) {
-  const char* next;
-  const std::string_view first_line = line_at(f.begin(), f.end(), &next);
-  if (starts_with_nocase(trim_front(first_line), "%%MatrixMarket")) return FileFormat::MatrixMarket;
+  const BannerLine banner = find_banner(f);
+  if (banner.kind == BannerLine::Kind::Misspelt) {
+    f.fail_at(banner.where, quote(banner.line) +
+                                " looks like a misspelt Matrix Market banner: write '%%MatrixMarket matrix "
+                                "coordinate|array FIELD SYMMETRY' on line 1 to read the file as Matrix Market, or use "
+                                "--format to read it as another format (this line is then a comment)");
+  }
+  if (banner.kind != BannerLine::Kind::None) return FileFormat::MatrixMarket;
   if (ends_with(f.path(), ".rodinia.txt")) return FileFormat::Rodinia;
 
   constexpr std::string_view kComments = "%#";
@@ -112,6 +108,7 @@ FileFormat detect_format_of(const FileText& f) {
   if (nint == 1) {
     const char* second = find_data_line(body, f.end(), 0, kComments);
     std::int64_t w[4];
+    const char* next;
     if (v[0] == 0 || (second && integer_tokens(line_at(second, f.end(), &next), w, 3) == 2)) return FileFormat::Rodinia;
     fail(first, "one number, but the next line is not 'start degree' as in a Rodinia file");
   }
@@ -129,7 +126,15 @@ FileFormat detect_format_of(const FileText& f) {
       in_range = (ntok == 2 || ntok == 3) && parse_int(tok[0], i) && parse_int(tok[1], j) && i >= 1 && i <= v[0] &&
                  j >= 1 && j <= v[1] && (ntok == 2 || parse_double(tok[2], x));
     }
-    if (in_range && count_data_lines(body, f.end(), kComments) == v[2]) return FileFormat::Headerless;
+    if (in_range) {
+      const Index found = count_data_lines(body, f.end(), kComments);
+      if (found == v[2]) return FileFormat::Headerless;
+      f.fail_at(first,
+                "this looks like a headerless file's size line 'rows cols entries' announcing " + std::to_string(v[2]) +
+                    " entries, and the lines after it are 1-based entries in range, but " + std::to_string(found) +
+                    " follow; fix the count, or use --format (edgelist for an edge list " +
+                    "whose first line has three numbers)");
+    }
   }
   // Edge list: "src dst [weight]".
   std::string_view tok[4];
@@ -160,6 +165,16 @@ CooData read_coo_input(const Input& in, const ReadOptions& options) {
   } else {
     const FileText& f = *in.text();
     const FileFormat format = options.format == FileFormat::Auto ? detect_format_of(f) : options.format;
+    if (options.format != FileFormat::Auto && format != FileFormat::MatrixMarket) {
+      // The format was asked for: a banner-like line is a comment, but say so.
+      const BannerLine banner = find_banner(f);
+      if (banner.kind != BannerLine::Kind::None) {
+        f.warn_at(banner.where, "read " + quote(banner.line) +
+                                    " as a comment although it looks like a Matrix Market "
+                                    "banner, because the format asked for is " +
+                                    to_string(format));
+      }
+    }
     switch (format) {
       case FileFormat::MatrixMarket: coo = read_matrix_market(f); break;
       case FileFormat::Headerless: coo = read_headerless(f); break;

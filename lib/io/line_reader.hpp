@@ -319,6 +319,24 @@ inline constexpr Index kMaxDim = Index(1) << 62;
 // Largest vertex id an edge list may use: the columns are stored as 32-bit integers.
 inline constexpr Index kMaxEdgeListId = 2147483646;
 
+// ---- the Matrix Market banner -------------------------------------------------------------
+
+// The Matrix Market banner of a file, looked for among its leading lines (blank lines and '%' or
+// '#' comments before the first data line). Exact: "%%MatrixMarket ..." on line 1 (any case for
+// the words after it). Lenient: meant as a banner, but with one or 3+ '%', blanks after them,
+// "MatrixMarket" in another case, or after other leading lines; read with a warning. Misspelt:
+// a comment that looks like a banner but is not one (the word close to "MatrixMarket", glued to
+// the next word, or a comment of Matrix Market words such as "matrix coordinate real"); refused,
+// never read as a comment silently.
+struct BannerLine {
+  enum class Kind { None, Exact, Lenient, Misspelt } kind = Kind::None;
+  const char* where = nullptr;  // the line's start
+  std::string_view line;        // the whole line
+  std::string_view words;       // from the "MatrixMarket" word on
+  std::string deviations;       // Lenient: what is off, e.g. "it has one '%'"
+};
+BannerLine find_banner(const FileText& f);
+
 // Per-format readers (the text is already loaded). Each sets every field of CooData.
 CooData read_matrix_market(const FileText& f);
 CooData read_headerless(const FileText& f);
