@@ -524,6 +524,92 @@ TEST_F(IoTest, EdgeLists) {
   EXPECT_EQ(triplets(t), (std::vector<Triplet>{{0, 1, 5}, {1, 2, 5}}));
 }
 
+TEST_F(IoTest, EdgeListIndexBase) {
+  ReadOptions o;
+  o.progress = ReadOptions::Progress::Never;
+  o.index_base = 1;
+  const CooData c = gbcuda::read_coo(write("one.txt", "1 2\n2 3\n3 1\n"), o);
+  EXPECT_EQ(c.format, FileFormat::EdgeList);
+  EXPECT_EQ(c.header, "edgelist 1-based");
+  EXPECT_EQ(c.nrows, 3);
+  EXPECT_EQ(triplets(c), (std::vector<Triplet>{{0, 1, 1}, {1, 2, 1}, {2, 0, 1}}));
+  // With base 1, an id 0 is an error naming its line.
+  const std::string zero = write("zero.txt", "1 2\n# c\n2 0\n");
+  try {
+    gbcuda::read_coo(zero, o);
+    ADD_FAILURE() << "no throw";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), Status::ParseError);
+    EXPECT_NE(std::string(e.what()).find(zero + ":3: vertex id 0 in a 1-based edge list"), std::string::npos)
+        << e.what();
+  }
+  // Base 0 (the default) on ids that never use 0: read, with a warning pointing at base 1.
+  std::vector<std::string> warnings;
+  const CooData d = read_warned(write("one0.txt", "1 2\n2 3\n"), warnings);
+  EXPECT_EQ(d.nrows, 4);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("no edge uses vertex 0"), std::string::npos) << warnings[0];
+  // Other formats have their own base: warned, not applied.
+  std::vector<std::string> seen;
+  o.on_warning = [&](const std::string& w) { seen.push_back(w); };
+  EXPECT_EQ(gbcuda::read_coo(sample_path("karate.mtx"), o).nrows, 34);
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_NE(seen[0].find("index base 1 applies to edge lists only; this file is read as mtx"), std::string::npos)
+      << seen[0];
+  o.index_base = 2;
+  try {
+    gbcuda::read_coo(sample_path("karate.mtx"), o);
+    ADD_FAILURE() << "no throw";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), Status::InvalidValue);
+  }
+}
+
+TEST_F(IoTest, EdgeListCsvHeaderAndNetworkx) {
+  const std::vector<Triplet> pattern{{0, 1, 1}, {1, 2, 1}};
+  const std::vector<Triplet> weighted{{0, 1, 2.5}, {1, 2, 1}};
+  struct Case {
+    const char* text;
+    bool header;
+    const std::vector<Triplet>& expected;
+  };
+  const Case cases[] = {
+      {"source,target\n0,1\n1,2\n", true, pattern},
+      {"# exported\nsrc dst weight\n0 1 2.5\n1 2 1\n", true, weighted},
+      {"\"from\",\"to\"\n0,1\n1,2\n", true, pattern},
+      {"0 1 {'weight': 2.5}\n1 2 {'weight': 1}\n", false, weighted},
+      {"0 1 {}\n1 2 {}\n", false, pattern},
+      {"0 1 {'color': 'red', 'weight': 2.5, 'tags': [1, 2]}\n1 2 {\"weight\": 1.0}\n", false, weighted},
+  };
+  int k = 0;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.text);
+    const std::string path = write("c" + std::to_string(k++) + ".txt", c.text);
+    EXPECT_EQ(gbcuda::detect_format(path), FileFormat::EdgeList);
+    std::vector<std::string> warnings;
+    const CooData coo = read_warned(path, warnings);
+    EXPECT_EQ(coo.format, FileFormat::EdgeList);
+    EXPECT_EQ(triplets(coo), c.expected);
+    EXPECT_EQ(coo.values.empty(), &c.expected == &pattern);
+    EXPECT_EQ(warnings.size(), c.header ? 1u : 0u);
+    if (c.header) {
+      EXPECT_NE(warnings[0].find("skipped the header line"), std::string::npos) << warnings[0];
+    }
+    warnings.clear();
+    EXPECT_EQ(triplets(read_warned(path, warnings, FileFormat::EdgeList)), c.expected);
+  }
+  // A header line anywhere else, or not followed by numbers, is an error as before.
+  expect_parse_error(write("h2.txt", "0,1\nsource,target\n"), 2, "'source' is not an integer", FileFormat::EdgeList);
+  expect_parse_error(write("h3.txt", "source,target\nx,y\n"), 1, "'source' is not an integer", FileFormat::EdgeList);
+  // Dictionaries must agree with the first line and be well formed.
+  expect_parse_error(write("d1.txt", "0 1 {'weight': 2}\n1 2 {}\n"), 2, "no 'weight' attribute");
+  expect_parse_error(write("d2.txt", "0 1 {}\n1 2 {'weight': 2}\n"), 2, "a 'weight' attribute, but the first");
+  expect_parse_error(write("d3.txt", "0 1 {}\n1 2 {'weight'}\n"), 2, "malformed attribute dictionary");
+  expect_parse_error(write("d4.txt", "0 1 {'weight': 1}\n1 2 {'weight': 'heavy'}\n"), 2,
+                     "'weight' attribute ''heavy'' is not a number");
+  expect_parse_error(write("d5.txt", "0 1 {}\n1 2\n"), 2, "expected 'src dst {attributes}'");
+}
+
 TEST(IoFormats, Names) {
   for (FileFormat f : {FileFormat::Auto, FileFormat::MatrixMarket, FileFormat::Headerless, FileFormat::Rodinia,
                        FileFormat::EdgeList, FileFormat::Binary}) {

@@ -23,7 +23,9 @@ enum class FileFormat {
   MatrixMarket,  // %%MatrixMarket matrix coordinate|array ...
   Headerless,    // first line "rows cols nnz", then 1-based "i j [value]" triplets
   Rodinia,       // Rodinia BFS text: n, n lines "start degree", source, m, m lines "dest cost"
-  EdgeList,      // "src dst [weight]" per line, 0-based; '#' or '%' comments; spaces, tabs or commas
+  EdgeList,      // "src dst [weight]" per line, 0-based (see ReadOptions::index_base); '#' or '%'
+                 // comments; spaces, tabs or commas; a CSV header line ("source,target") is
+                 // skipped; networkx's "u v {'weight': w}" and "u v {}" lines are read
   Binary,        // gbcuda's binary CSR file (*.gbc, see write_binary_graph)
 };
 const char* to_string(FileFormat f);
@@ -54,6 +56,10 @@ struct ReadOptions {
   enum class Progress { Auto, Always, Never } progress = Progress::Auto;
   // Rodinia files name a source vertex; it is stored here when read.
   Index* rodinia_source = nullptr;
+  // Edge lists only: the smallest vertex id, 0 or 1 (a 1-based file names its first vertex 1;
+  // an id 0 is then an error naming its line). Other formats have their own base; a 1 there is
+  // warned about.
+  int index_base = 0;
   // Filled in when not null: the format read, its header, the warnings.
   ReadReport* report = nullptr;
   // Called with each warning as it happens (before a long wait, for instance). Empty: the

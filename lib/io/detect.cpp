@@ -77,8 +77,9 @@ Index count_data_lines(const char* begin, const char* end, std::string_view comm
 //                                                                       -> headerless;
 //     another count is refused (a headerless file with a wrong count, or an edge list whose
 //     first lines look like one: --format says which);
-//  5. the first data line is "src dst [weight]" (two non-negative integers, an optional
-//     number; blanks or commas between)                                  -> edge list;
+//  5. the first data line (after a CSV header line "source,target", if any) is "src dst
+//     [weight]" (two non-negative integers, an optional number; blanks or commas between) or
+//     networkx's "src dst {attributes}"                                 -> edge list;
 //  otherwise ParseError "cannot detect the format of FILE (...); use --format".
 FileFormat detect_format_of(const FileText& f) {
   const BannerLine banner = find_banner(f);
@@ -136,16 +137,26 @@ FileFormat detect_format_of(const FileText& f) {
                     "whose first line has three numbers)");
     }
   }
-  // Edge list: "src dst [weight]".
+  // Edge list: "src dst [weight]" or "src dst {attributes}", after a CSV header line if any.
+  const char* edge = first;
+  std::string_view edge_line = line;
+  if (const char* after = after_csv_header(f, first, kComments)) {
+    edge = find_data_line(after, f.end(), 0, kComments);
+    const char* next;
+    edge_line = line_at(edge, f.end(), &next);
+  }
   std::string_view tok[4];
-  const int ntok = Tokens(line, true).split(tok, 3);
-  std::int64_t s, d;
+  const std::size_t brace = edge_line.find('{');
+  const bool attributes = brace != std::string_view::npos;
+  const int ntok = Tokens(edge_line.substr(0, brace), true).split(tok, 3);
+  std::int64_t src, dst;
   double w;
-  if ((ntok == 2 || ntok == 3) && parse_int(tok[0], s) && parse_int(tok[1], d) && s >= 0 && d >= 0 &&
-      (ntok == 2 || parse_double(tok[2], w))) {
+  if (parse_int(tok[0], src) && parse_int(tok[1], dst) && src >= 0 && dst >= 0 &&
+      (attributes ? ntok == 2 && parse_attributes(edge_line.substr(brace)).ok
+                  : ntok == 2 || (ntok == 3 && parse_double(tok[2], w)))) {
     return FileFormat::EdgeList;
   }
-  fail(first, "not a Matrix Market banner, a Rodinia, headerless or edge-list line: " + quote(line));
+  fail(edge, "not a Matrix Market banner, a Rodinia, headerless or edge-list line: " + quote(edge_line));
   return FileFormat::Auto;  // not reached
 }
 
@@ -159,6 +170,9 @@ FileFormat detect_input_format(const Input& in) {
 }
 
 CooData read_coo_input(const Input& in, const ReadOptions& options) {
+  if (options.index_base != 0 && options.index_base != 1) {
+    throw Error(Status::InvalidValue, "index base " + std::to_string(options.index_base) + " (expected 0 or 1)");
+  }
   CooData coo;
   if (in.binary()) {
     coo = read_binary_coo(in);
@@ -179,7 +193,7 @@ CooData read_coo_input(const Input& in, const ReadOptions& options) {
       case FileFormat::MatrixMarket: coo = read_matrix_market(f); break;
       case FileFormat::Headerless: coo = read_headerless(f); break;
       case FileFormat::Rodinia: coo = read_rodinia(f, options.rodinia_source); break;
-      case FileFormat::EdgeList: coo = read_edge_list(f); break;
+      case FileFormat::EdgeList: coo = read_edge_list(f, options.index_base); break;
       case FileFormat::Binary:  // in.binary() above
       case FileFormat::Auto: break;
     }
@@ -189,7 +203,14 @@ CooData read_coo_input(const Input& in, const ReadOptions& options) {
   return coo;
 }
 
-void finish_read(const Input&, const ReadOptions& options, FileFormat format, const std::string& header) {
+void finish_read(const Input& in, const ReadOptions& options, FileFormat format, const std::string& header) {
+  if (options.index_base != 0 && format != FileFormat::EdgeList) {
+    const bool zero_based = format == FileFormat::Rodinia || format == FileFormat::Binary;
+    const Warnings warn(options);
+    warn(in.path() + ": index base " + std::to_string(options.index_base) +
+         " applies to edge lists only; this file is read as " + to_string(format) + ", whose ids are " +
+         (zero_based ? "0-based" : "1-based") + " by definition");
+  }
   if (options.report) {
     options.report->format = format;
     options.report->header = header;

@@ -57,7 +57,7 @@ Input input_from_bytes(std::string_view bytes, const std::string& name, const Re
 // options.report. read_coo is open_input + read_coo_input.
 CooData read_coo_input(const Input& in, const ReadOptions& options);
 
-// After a read: fills options.report.
+// After a read: the warning for an index base that does not apply, and options.report.
 void finish_read(const Input& in, const ReadOptions& options, FileFormat format, const std::string& header);
 
 // The format of an opened input (options.format is ignored).

@@ -294,11 +294,14 @@ enum class Symmetry { General, Symmetric, SkewSymmetric, Hermitian };
 struct CoordinateSpec {
   Index nrows = 0, ncols = 0;   // bounds (when `bounded`)
   bool bounded = true;          // false: edge lists, where n = largest id + 1
-  int base = 1;                 // 1 in Matrix Market and headerless files, 0 in edge lists
+  int base = 1;                 // 1 in Matrix Market and headerless files; 0 or 1 in edge lists
   int value_columns = 0;        // 0 pattern, 1 real/integer, 2 complex (real part kept)
   Symmetry symmetry = Symmetry::General;
   std::string_view comments = "%";
   bool commas = false;          // commas separate columns too
+  // Edge lists written by networkx: "i j {'weight': w, ...}" (value_columns 1: every line's
+  // dictionary has a 'weight'; 0: none has).
+  bool attributes = false;
   const char* columns = "i j";  // how a line looks, for messages
 };
 
@@ -307,7 +310,22 @@ struct Coordinates {
   std::vector<double> values;  // empty when value_columns == 0
   Index stored = 0;            // data lines read
   Index max_id = -1;           // largest 0-based id seen (row or column)
+  Index min_id = -1;           // smallest (-1 when there are no entries)
 };
+
+// A networkx attribute dictionary "{'weight': 2.5, 'color': 'red'}" (the text from '{' to the
+// line's end): whether it is well formed, and its 'weight' value's text when it has one.
+struct Attributes {
+  bool ok = false;
+  bool has_weight = false;
+  std::string_view weight;
+};
+Attributes parse_attributes(std::string_view dict);
+
+// Edge lists: when the first data line (at `first`) is a CSV header ("source,target" or
+// "src dst weight": 2 or 3 names, not numbers) followed by a data line of as many numbers, the
+// start of the line after it; else nullptr.
+const char* after_csv_header(const FileText& f, const char* first, std::string_view comments);
 
 // Parses the data lines of [begin, end) in parallel. Checks indices (bounded) or that ids are
 // non-negative and below kMaxEdgeListId; symmetric kinds add the mirror of off-diagonal entries.
@@ -341,7 +359,7 @@ BannerLine find_banner(const FileText& f);
 CooData read_matrix_market(const FileText& f);
 CooData read_headerless(const FileText& f);
 CooData read_rodinia(const FileText& f, Index* source);
-CooData read_edge_list(const FileText& f);
+CooData read_edge_list(const FileText& f, int base);
 FileFormat detect_format_of(const FileText& f);
 
 }  // namespace gbcuda::io_detail
