@@ -610,11 +610,96 @@ TEST_F(IoTest, EdgeListCsvHeaderAndNetworkx) {
   expect_parse_error(write("d5.txt", "0 1 {}\n1 2\n"), 2, "expected 'src dst {attributes}'");
 }
 
+TEST_F(IoTest, Metis) {
+  // Edges 1-2, 1-3, 1-4, 2-3 and an isolated vertex 5 (its empty line); comments, trailing blanks.
+  const std::string text = "% a METIS graph\n5 4\n2 3 4\n1 3  \n% comment between\n1 2\n1\n\n";
+  const std::vector<Triplet> expected{{0, 1, 1}, {0, 2, 1}, {0, 3, 1}, {1, 0, 1},
+                                      {1, 2, 1}, {2, 0, 1}, {2, 1, 1}, {3, 0, 1}};
+  for (const char* name : {"g.graph", "g.metis", "g.txt"}) {
+    SCOPED_TRACE(name);
+    const std::string path = write(name, text);
+    EXPECT_EQ(gbcuda::detect_format(path), FileFormat::Metis);
+    const CooData c = read(path);
+    EXPECT_EQ(c.format, FileFormat::Metis);
+    EXPECT_EQ(c.header, "metis");
+    EXPECT_EQ(c.nrows, 5);
+    EXPECT_EQ(c.ncols, 5);
+    EXPECT_EQ(c.stored_entries, 8);
+    EXPECT_TRUE(c.values.empty());
+    EXPECT_EQ(triplets(c), expected);
+    EXPECT_EQ(triplets(read(path, FileFormat::Metis)), expected);
+  }
+  // fmt 1: edge weights kept; fmt 11 with ncon 2: vertex weights skipped; fmt 111: vertex size too.
+  const std::vector<Triplet> weighted{{0, 1, 7}, {1, 0, 7}, {1, 2, 3}, {2, 1, 3}};
+  for (const char* w : {"3 2 1\n2 7\n1 7 3 3\n2 3\n", "3 2 011 2\n5 6 2 7\n1 1 1 7 3 3\n0 0 2 3\n",
+                        "3 2 111\n9 5 2 7\n9 1 1 7 3 3\n9 0 2 3\n", "3 2 001\n2 7\n1 7 3 3\n2 3\n"}) {
+    SCOPED_TRACE(w);
+    const CooData c = read(write("w.graph", w));
+    EXPECT_EQ(c.header, "metis edge-weighted");
+    EXPECT_EQ(triplets(c), weighted);
+  }
+  const CooData vw = read(write("vw.graph", "3 2 10\n4 2\n4 1 3\n4 2\n"));
+  EXPECT_EQ(triplets(vw), (std::vector<Triplet>{{0, 1, 1}, {1, 0, 1}, {1, 2, 1}, {2, 1, 1}}));
+  // 64-bit sums: an empty graph and a graph of isolated vertices.
+  EXPECT_EQ(read(write("e.graph", "3 0\n\n\n\n")).nrows, 3);
+  EXPECT_EQ(read(write("e0.graph", "0 0\n")).nrows, 0);
+}
+
+TEST_F(IoTest, MetisErrors) {
+  expect_parse_error(write("a.graph", "3 2\n2\n1 3\n"), 3, "expected 3 vertex lines, found 2");
+  expect_parse_error(write("b.graph", "3 2\n2\n1 3\n2\n1\n"), 5, "more vertex lines than the 3 vertices");
+  expect_parse_error(write("c.graph", "3 2\n2\n1 4\n2\n"), 3, "neighbour 4 out of range (valid: 1..3)");
+  expect_parse_error(write("d.graph", "3 2\n2\n0 3\n2\n"), 3, "neighbour 0 out of range");
+  expect_parse_error(write("e.graph", "3 2\n2\n1 x\n2\n"), 3, "neighbour 'x' is not an integer");
+  expect_parse_error(write("f.graph", "3 3\n2\n1 3\n2\n"), 1, "list 4 neighbours, but the header announces m = 3");
+  // A directed-looking file: every edge once.
+  expect_parse_error(write("g.graph", "3 2\n2\n3\n\n"), 1, "each edge is listed once: METIS graphs are undirected");
+  expect_parse_error(write("h.graph", "3 2 1\n2 7\n1 7 3\n2 3\n"), 3, "neighbour 3 has no edge weight");
+  expect_parse_error(write("i.graph", "3 2 10\n4 2\n\n4 2\n"), 3, "vertex 2: an empty line, but fmt 010");
+  expect_parse_error(write("j.metis", "3 2 2\n2\n1 3\n2\n"), 1, "fmt '2' is not up to three digits 0 or 1",
+                     FileFormat::Metis);
+  expect_parse_error(write("k.metis", "3 2 1 2\n"), 1, "ncon given, but fmt 001 has no vertex weights",
+                     FileFormat::Metis);
+  expect_parse_error(write("l.graph", "3 2\n2\n1 " + std::string(30, '9') + "\n2\n"), 3,
+                     "is out of range (more than 64 bits)");
+  // Errors of a file read as METIS because of its name say so.
+  expect_error(write("m.graph", "3 2\n2\n1 4\n2\n"), FileFormat::Auto, Status::ParseError,
+               {"because of the file's name", "--format"});
+  // Named like METIS but not a METIS header: warned, and detected from the content.
+  std::vector<std::string> warnings;
+  const CooData c = read_warned(write("n.graph", "0 1 2.5\n1 2 1\n"), warnings);
+  EXPECT_EQ(c.format, FileFormat::EdgeList);
+  ASSERT_GE(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("named like a METIS file"), std::string::npos) << warnings[0];
+}
+
+TEST_F(IoTest, MetisOrEdgeListIsNotGuessed) {
+  // A triangle as METIS: every line two numbers, so also a valid edge list. Refused from the
+  // content alone; the name or --format decides.
+  const std::string text = "3 3\n2 3\n1 3\n1 2\n";
+  const std::string path = write("tri.txt", text);
+  expect_error(path, FileFormat::Auto, Status::ParseError,
+               {path + ":1:", "METIS", "edge list", "--format metis", "--format edgelist"});
+  EXPECT_EQ(read(path, FileFormat::Metis).rows.size(), 6u);
+  EXPECT_EQ(read(path, FileFormat::EdgeList).rows.size(), 4u);
+  EXPECT_EQ(read(write("tri.graph", text)).format, FileFormat::Metis);
+  // Blank lines (isolated vertices) do not make it less ambiguous: an edge list skips them.
+  expect_error(write("tri2.txt", "4 3\n2 3\n1 3\n1 2\n\n"), FileFormat::Auto, Status::ParseError, {"METIS"});
+  // A METIS file (fmt 10: a vertex weight, then one neighbour) that is also a headerless file.
+  std::string both = "10 5 10\n";
+  for (int v = 0; v < 10; ++v) both += "1 " + std::to_string(v % 5 + 1) + "\n";
+  expect_error(write("hl.txt", both), FileFormat::Auto, Status::ParseError, {"headerless", "METIS"});
+  EXPECT_EQ(read(write("hl.graph", both)).stored_entries, 10);
+  // An ordinary edge list is not METIS.
+  EXPECT_EQ(read(write("el.txt", "0 1\n1 2\n2 0\n")).format, FileFormat::EdgeList);
+}
+
 TEST(IoFormats, Names) {
   for (FileFormat f : {FileFormat::Auto, FileFormat::MatrixMarket, FileFormat::Headerless, FileFormat::Rodinia,
-                       FileFormat::EdgeList, FileFormat::Binary}) {
+                       FileFormat::EdgeList, FileFormat::Binary, FileFormat::Metis}) {
     EXPECT_EQ(gbcuda::parse_format(gbcuda::to_string(f)), f);
   }
+  EXPECT_STREQ(gbcuda::to_string(FileFormat::Metis), "metis");
   EXPECT_STREQ(gbcuda::to_string(FileFormat::MatrixMarket), "mtx");
   try {
     gbcuda::parse_format("csv");

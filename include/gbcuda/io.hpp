@@ -19,7 +19,7 @@
 namespace gbcuda {
 
 enum class FileFormat {
-  Auto,          // detect from the content (and the name: *.rodinia.txt, *.gbc)
+  Auto,          // detect from the content (and the name: *.rodinia.txt, *.graph, *.metis, *.gbc)
   MatrixMarket,  // %%MatrixMarket matrix coordinate|array ...
   Headerless,    // first line "rows cols nnz", then 1-based "i j [value]" triplets
   Rodinia,       // Rodinia BFS text: n, n lines "start degree", source, m, m lines "dest cost"
@@ -27,9 +27,12 @@ enum class FileFormat {
                  // comments; spaces, tabs or commas; a CSV header line ("source,target") is
                  // skipped; networkx's "u v {'weight': w}" and "u v {}" lines are read
   Binary,        // gbcuda's binary CSR file (*.gbc, see write_binary_graph)
+  Metis,         // METIS/Chaco adjacency file: "n m [fmt [ncon]]", then one line per vertex
+                 // listing its 1-based neighbours (an empty line: none); '%' comments
 };
 const char* to_string(FileFormat f);
-// "auto", "mtx", "headerless", "rodinia", "edgelist", "gbc"; throws Error(InvalidValue) otherwise.
+// "auto", "mtx", "headerless", "rodinia", "edgelist", "gbc", "metis"; throws Error(InvalidValue)
+// otherwise.
 FileFormat parse_format(const std::string& name);
 
 struct CooData {
@@ -66,8 +69,11 @@ struct ReadOptions {
   // warning is printed on stderr as "gbcuda: warning: ...". Warnings also go to `report`.
   std::function<void(const std::string&)> on_warning;
   // A text line longer than this stops the read with Error(ParseError) naming the file and line,
-  // as soon as it is read (a binary file or /dev/zero is not loaded whole first).
+  // as soon as it is read (a binary file or /dev/zero is not loaded whole first). METIS files
+  // (named *.graph or *.metis, or format Metis) list a vertex's whole adjacency on one line and
+  // get max_metis_line_bytes instead.
   std::size_t max_line_bytes = std::size_t(1) << 20;
+  std::size_t max_metis_line_bytes = std::size_t(1) << 30;
   // A FIFO given by name that has no writer yet is waited for this long (a warning says so
   // first), then Error(IoError). 0 or less: wait without a limit.
   double fifo_wait_seconds = 60;

@@ -16,17 +16,18 @@ const char* to_string(FileFormat f) {
     case FileFormat::Rodinia: return "rodinia";
     case FileFormat::EdgeList: return "edgelist";
     case FileFormat::Binary: return "gbc";
+    case FileFormat::Metis: return "metis";
   }
   return "?";
 }
 
 FileFormat parse_format(const std::string& name) {
   for (FileFormat f : {FileFormat::Auto, FileFormat::MatrixMarket, FileFormat::Headerless, FileFormat::Rodinia,
-                       FileFormat::EdgeList, FileFormat::Binary}) {
+                       FileFormat::EdgeList, FileFormat::Binary, FileFormat::Metis}) {
     if (name == to_string(f)) return f;
   }
   throw Error(Status::InvalidValue,
-              "unknown file format '" + name + "' (expected auto, mtx, headerless, rodinia, edgelist or gbc)");
+              "unknown file format '" + name + "' (expected auto, mtx, headerless, rodinia, edgelist, gbc or metis)");
 }
 
 namespace io_detail {
@@ -70,18 +71,26 @@ Index count_data_lines(const char* begin, const char* end, std::string_view comm
 //  1. a Matrix Market banner among the leading comment lines (see find_banner; a misspelt one
 //     is refused)                                                      -> Matrix Market;
 //  2. the file name ends in ".rodinia.txt"                              -> Rodinia;
-//  3. the first data line is one integer n, and the next data line is
+//  3. the name ends in ".graph" or ".metis" and the first data line is a METIS header
+//     "n m [fmt [ncon]]"                                                -> METIS
+//     (another first line: a warning, and detection goes on from the content);
+//  4. the first data line is one integer n, and the next data line is
 //     two integers (or n is 0)                                          -> Rodinia;
-//  4. the first data line is three non-negative integers "r c k", and the first 1000 data lines
+//  5. the first data line is three non-negative integers "r c k", and the first 1000 data lines
 //     after it are "i j [value]" with 1 <= i <= r, 1 <= j <= c: exactly k data lines follow
 //                                                                       -> headerless;
-//     another count is refused (a headerless file with a wrong count, or an edge list whose
-//     first lines look like one: --format says which);
-//  5. the first data line (after a CSV header line "source,target", if any) is "src dst
+//  6. the whole file is a valid METIS file (header, n vertex lines, neighbours in 1..n adding
+//     up to 2m)                                                         -> METIS;
+//  7. the first data line (after a CSV header line "source,target", if any) is "src dst
 //     [weight]" (two non-negative integers, an optional number; blanks or commas between) or
-//     networkx's "src dst {attributes}"                                 -> edge list;
-//  otherwise ParseError "cannot detect the format of FILE (...); use --format".
-FileFormat detect_format_of(const FileText& f) {
+//     networkx's "src dst {attributes}"                                 -> edge list.
+// What fits two formats is refused with a message naming both and --format: a valid METIS
+// file that is also a valid edge list (every line two numbers, say) or headerless file; a
+// headerless shape (5) with another count than announced is refused too (a headerless file
+// with a wrong count, or an edge list whose first lines look like one). Otherwise ParseError
+// "cannot detect the format of FILE (...); use --format".
+FileFormat detect_format_of(const FileText& f, bool* by_name) {
+  if (by_name) *by_name = false;
   const BannerLine banner = find_banner(f);
   if (banner.kind == BannerLine::Kind::Misspelt) {
     f.fail_at(banner.where, quote(banner.line) +
@@ -90,7 +99,21 @@ FileFormat detect_format_of(const FileText& f) {
                                 "--format to read it as another format (this line is then a comment)");
   }
   if (banner.kind != BannerLine::Kind::None) return FileFormat::MatrixMarket;
-  if (ends_with(f.path(), ".rodinia.txt")) return FileFormat::Rodinia;
+  if (ends_with(f.path(), ".rodinia.txt")) {
+    if (by_name) *by_name = true;
+    return FileFormat::Rodinia;
+  }
+  MetisHeader metis;
+  std::string not_metis;
+  const bool metis_header = parse_metis_header(f, metis, &not_metis);
+  if (ends_with(f.path(), ".graph") || ends_with(f.path(), ".metis")) {
+    if (metis_header) {
+      if (by_name) *by_name = true;
+      return FileFormat::Metis;
+    }
+    f.warn((metis.where ? f.path() + ":" + std::to_string(f.line_of(metis.where)) : f.path()) +
+           ": named like a METIS file, but " + not_metis + "; detecting the format from the content");
+  }
 
   constexpr std::string_view kComments = "%#";
   auto fail = [&](const char* where, const std::string& why) {
@@ -113,10 +136,13 @@ FileFormat detect_format_of(const FileText& f) {
     if (v[0] == 0 || (second && integer_tokens(line_at(second, f.end(), &next), w, 3) == 2)) return FileFormat::Rodinia;
     fail(first, "one number, but the next line is not 'start degree' as in a Rodinia file");
   }
+  // Headerless: its shape, and whether the count fits.
+  bool headerless_shape = false;
+  Index headerless_found = 0;
   if (nint == 3 && v[0] >= 0 && v[1] >= 0 && v[2] >= 0) {
-    bool in_range = true;
+    headerless_shape = true;
     const char* p = body;
-    for (int k = 0; k < 1000 && p < f.end() && in_range; ++k) {
+    for (int k = 0; k < 1000 && p < f.end() && headerless_shape; ++k) {
       const char* q = find_data_line(p, f.end(), 0, kComments);
       if (!q) break;
       const std::string_view entry = line_at(q, f.end(), &p);
@@ -124,18 +150,34 @@ FileFormat detect_format_of(const FileText& f) {
       const int ntok = Tokens(entry).split(tok, 3);
       std::int64_t i, j;
       double x;
-      in_range = (ntok == 2 || ntok == 3) && parse_int(tok[0], i) && parse_int(tok[1], j) && i >= 1 && i <= v[0] &&
-                 j >= 1 && j <= v[1] && (ntok == 2 || parse_double(tok[2], x));
+      headerless_shape = (ntok == 2 || ntok == 3) && parse_int(tok[0], i) && parse_int(tok[1], j) && i >= 1 &&
+                         i <= v[0] && j >= 1 && j <= v[1] && (ntok == 2 || parse_double(tok[2], x));
     }
-    if (in_range) {
-      const Index found = count_data_lines(body, f.end(), kComments);
-      if (found == v[2]) return FileFormat::Headerless;
-      f.fail_at(first,
-                "this looks like a headerless file's size line 'rows cols entries' announcing " + std::to_string(v[2]) +
-                    " entries, and the lines after it are 1-based entries in range, but " + std::to_string(found) +
-                    " follow; fix the count, or use --format (edgelist for an edge list " +
-                    "whose first line has three numbers)");
-    }
+    if (headerless_shape) headerless_found = count_data_lines(body, f.end(), kComments);
+  }
+  const bool headerless = headerless_shape && headerless_found == v[2];
+  // METIS from the content alone: only a whole valid file, and only when nothing else fits.
+  const MetisFit fit = metis_header && metis.where == first ? metis_fit(f, metis) : MetisFit{};
+  const std::string named_metis = " (or name the file *.graph)";
+  if (fit.ok && headerless) {
+    f.fail_at(first,
+              "the file is both a valid METIS file and a valid headerless file; use --format metis or "
+              "--format headerless" +
+                  named_metis);
+  }
+  if (headerless) return FileFormat::Headerless;
+  if (fit.ok) {
+    if (!fit.edge_list_too) return FileFormat::Metis;
+    f.fail_at(first,
+              "the file is both a valid METIS file (header 'n m', then one line per vertex) and a valid edge "
+              "list; use --format metis or --format edgelist" +
+                  named_metis);
+  }
+  if (headerless_shape) {
+    f.fail_at(first, "this looks like a headerless file's size line 'rows cols entries' announcing " +
+                         std::to_string(v[2]) + " entries, and the lines after it are 1-based entries in range, but " +
+                         std::to_string(headerless_found) + " follow; fix the count, or use --format (edgelist for " +
+                         "an edge list whose first line has three numbers)");
   }
   // Edge list: "src dst [weight]" or "src dst {attributes}", after a CSV header line if any.
   const char* edge = first;
@@ -156,13 +198,9 @@ FileFormat detect_format_of(const FileText& f) {
                   : ntok == 2 || (ntok == 3 && parse_double(tok[2], w)))) {
     return FileFormat::EdgeList;
   }
-  fail(edge, "not a Matrix Market banner, a Rodinia, headerless or edge-list line: " + quote(edge_line));
+  fail(edge, "not a Matrix Market banner, a Rodinia, headerless, METIS or edge-list line: " + quote(edge_line));
   return FileFormat::Auto;  // not reached
 }
-
-}  // namespace io_detail
-
-namespace io_detail {
 
 FileFormat detect_input_format(const Input& in) {
   if (in.binary()) return FileFormat::Binary;
@@ -178,7 +216,8 @@ CooData read_coo_input(const Input& in, const ReadOptions& options) {
     coo = read_binary_coo(in);
   } else {
     const FileText& f = *in.text();
-    const FileFormat format = options.format == FileFormat::Auto ? detect_format_of(f) : options.format;
+    bool by_name = false;
+    const FileFormat format = options.format == FileFormat::Auto ? detect_format_of(f, &by_name) : options.format;
     if (options.format != FileFormat::Auto && format != FileFormat::MatrixMarket) {
       // The format was asked for: a banner-like line is a comment, but say so.
       const BannerLine banner = find_banner(f);
@@ -189,13 +228,20 @@ CooData read_coo_input(const Input& in, const ReadOptions& options) {
                                     to_string(format));
       }
     }
-    switch (format) {
-      case FileFormat::MatrixMarket: coo = read_matrix_market(f); break;
-      case FileFormat::Headerless: coo = read_headerless(f); break;
-      case FileFormat::Rodinia: coo = read_rodinia(f, options.rodinia_source); break;
-      case FileFormat::EdgeList: coo = read_edge_list(f, options.index_base); break;
-      case FileFormat::Binary:  // in.binary() above
-      case FileFormat::Auto: break;
+    try {
+      switch (format) {
+        case FileFormat::MatrixMarket: coo = read_matrix_market(f); break;
+        case FileFormat::Headerless: coo = read_headerless(f); break;
+        case FileFormat::Rodinia: coo = read_rodinia(f, options.rodinia_source); break;
+        case FileFormat::EdgeList: coo = read_edge_list(f, options.index_base); break;
+        case FileFormat::Metis: coo = read_metis(f); break;
+        case FileFormat::Binary:  // in.binary() above
+        case FileFormat::Auto: break;
+      }
+    } catch (const Error& e) {
+      if (!by_name || e.status() != Status::ParseError) throw;
+      throw Error(Status::ParseError, std::string(e.what()) + " (read as " + to_string(format) +
+                                          " because of the file's name; --format chooses another format)");
     }
     f.finish_progress();
   }

@@ -166,8 +166,11 @@ void FileText::check_text(std::size_t from, std::size_t to, std::size_t& line_st
     fail_at(p, "column " + std::to_string(p - ls + 1) + ": NUL byte (binary data in a text file?)");
   }
   auto too_long = [&](std::size_t start) {
-    fail_at(base + start,
-            "line longer than " + std::to_string(settings.max_line) + " bytes (binary data in a text file?)");
+    // METIS lines hold whole adjacency lists: they get a larger limit, when the reader knows.
+    constexpr const char* kMetisNote =
+        " A METIS file may have longer lines when named *.graph or read with --format metis";
+    fail_at(base + start, "line longer than " + std::to_string(settings.max_line) +
+                              " bytes (binary data in a text file?" + (settings.metis_limit ? "" : kMetisNote) + ")");
   };
   std::size_t p = from;
   while (p < to) {
@@ -274,6 +277,8 @@ Input::~Input() {
 
 namespace {
 
+bool named_metis(const std::string& path) { return ends_with(path, ".graph") || ends_with(path, ".metis"); }
+
 LoadSettings settings_for(const std::string& path, const ReadOptions& o) {
   LoadSettings s;
   switch (o.format) {
@@ -283,7 +288,8 @@ LoadSettings settings_for(const std::string& path, const ReadOptions& o) {
       break;
     default: s.content = LoadSettings::Content::Text;
   }
-  s.max_line = o.max_line_bytes;
+  s.metis_limit = o.format == FileFormat::Metis || (o.format == FileFormat::Auto && named_metis(path));
+  s.max_line = s.metis_limit ? o.max_metis_line_bytes : o.max_line_bytes;
   s.progress = o.progress;
   s.fifo_wait_seconds = o.fifo_wait_seconds;
   s.warnings = Warnings(o);

@@ -59,6 +59,7 @@ struct LoadSettings {
   // not checked; Sniff: Binary when the first 8 bytes are the .gbc magic, else Text.
   enum class Content { Text, Binary, Sniff } content = Content::Sniff;
   std::size_t max_line = std::size_t(1) << 20;
+  bool metis_limit = false;  // max_line is ReadOptions::max_metis_line_bytes (messages say so)
   ReadOptions::Progress progress = ReadOptions::Progress::Auto;
   // A FIFO opened by name: wait this long for a writer before Error(IoError) (<= 0: no limit).
   bool named_fifo = false;
@@ -355,11 +356,36 @@ struct BannerLine {
 };
 BannerLine find_banner(const FileText& f);
 
+// ---- METIS ---------------------------------------------------------------------------------
+
+// A METIS header "n m [fmt [ncon]]" (the first line that is neither blank nor a '%' comment).
+struct MetisHeader {
+  Index n = 0, m = 0;
+  std::string fmt = "000";  // three digits: vertex size, vertex weights, edge weights
+  bool vsize = false, vweights = false, eweights = false;
+  Index ncon = 0;               // vertex weights per vertex
+  int tokens = 0;               // numbers on the header line
+  const char* where = nullptr;  // the header line (nullptr: no data line at all)
+  const char* body = nullptr;   // the line after it
+};
+// Parses the header; false (with *why) when the first data line is not one.
+bool parse_metis_header(const FileText& f, MetisHeader& h, std::string* why);
+
+// Whether a file with header `h` is a whole, valid METIS file, and whether the same bytes are
+// also a valid edge list (every data line as many numbers as the header, 2 or 3).
+struct MetisFit {
+  bool ok = false;
+  bool edge_list_too = false;
+};
+MetisFit metis_fit(const FileText& f, const MetisHeader& h);
+
 // Per-format readers (the text is already loaded). Each sets every field of CooData.
 CooData read_matrix_market(const FileText& f);
 CooData read_headerless(const FileText& f);
 CooData read_rodinia(const FileText& f, Index* source);
 CooData read_edge_list(const FileText& f, int base);
-FileFormat detect_format_of(const FileText& f);
+CooData read_metis(const FileText& f);
+// The format of a text input; *by_name (when not null) tells whether the name decided it.
+FileFormat detect_format_of(const FileText& f, bool* by_name = nullptr);
 
 }  // namespace gbcuda::io_detail
