@@ -4,9 +4,10 @@
 // once). Errors are Error(ParseError) naming the file and line, or Error(IoError).
 //
 // No input is ever guessed silently: what a reader accepts although it is not quite the format
-// it reports as a warning (see ReadOptions::on_warning), and what it cannot tell apart it
-// refuses with a message that names the choices. Each input is read once, as a stream, so
-// pipes (/dev/stdin, <(...), FIFOs) work like files.
+// (a Matrix Market banner with one '%', a CSV header line, ...) it reports as a warning (see
+// ReadOptions::on_warning), and what it cannot tell apart it refuses with a message that names
+// the choices. Each input is read once, as a stream, so pipes (/dev/stdin, <(...), FIFOs) work
+// like files.
 #include <cstddef>
 #include <functional>
 #include <iosfwd>
