@@ -82,6 +82,15 @@ class IoTest : public ::testing::Test {
   fs::path dir_;
 };
 
+// "e3.txt" and the like. (Appending, not "e" + std::to_string(k): GCC 12 warns about that with
+// -Wrestrict, a false positive.)
+std::string numbered(const char* prefix, int k) {
+  std::string name = prefix;
+  name += std::to_string(k);
+  name += ".txt";
+  return name;
+}
+
 // (row, col, value) triplets of a CooData, in file order.
 struct Triplet {
   Index i, j;
@@ -504,7 +513,7 @@ TEST_F(IoTest, EdgeLists) {
   int k = 0;
   for (const char* text : variants) {
     SCOPED_TRACE(text);
-    const std::string path = write("e" + std::to_string(k++) + ".txt", text);
+    const std::string path = write(numbered("e", k++), text);
     EXPECT_EQ(gbcuda::detect_format(path), FileFormat::EdgeList);
     const auto c = read(path);
     EXPECT_EQ(c.format, FileFormat::EdgeList);
@@ -584,7 +593,7 @@ TEST_F(IoTest, EdgeListCsvHeaderAndNetworkx) {
   int k = 0;
   for (const Case& c : cases) {
     SCOPED_TRACE(c.text);
-    const std::string path = write("c" + std::to_string(k++) + ".txt", c.text);
+    const std::string path = write(numbered("c", k++), c.text);
     EXPECT_EQ(gbcuda::detect_format(path), FileFormat::EdgeList);
     std::vector<std::string> warnings;
     const CooData coo = read_warned(path, warnings);
