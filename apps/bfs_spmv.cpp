@@ -48,6 +48,7 @@ struct Options {
   std::string direction = "auto";
   std::string kernel = "auto";
   std::string format = "auto";
+  int index_base = 0;
   bool transpose = false;
   bool symmetrize = false;
   std::string levels_file;
@@ -316,8 +317,12 @@ void build_cli(CLI::App& app, Options& o) {
                  "(vxm, nvals, assign per level); '--kernel list' prints the names (default auto)")
       ->type_name("NAME|algebra|list");
   app.add_option("--format", o.format, "Input format (default auto: detected from the content and the name)")
-      ->type_name("auto|mtx|headerless|rodinia|edgelist|gbc")
-      ->check(CLI::IsMember({"auto", "mtx", "headerless", "rodinia", "edgelist", "gbc"}).description(""));
+      ->type_name("auto|mtx|headerless|rodinia|edgelist|gbc|metis")
+      ->check(CLI::IsMember({"auto", "mtx", "headerless", "rodinia", "edgelist", "gbc", "metis"}).description(""));
+  app.add_option("--index-base", o.index_base,
+                 "Edge lists: the first vertex id, 0 or 1 (default 0; with 1, an id 0 is an error)")
+      ->type_name("0|1")
+      ->check(CLI::IsMember({0, 1}).description(""));
   auto* transpose = app.add_flag("--transpose", o.transpose, "Search the transpose: edges j -> i");
   auto* symmetrize = app.add_flag("--symmetrize", o.symmetrize, "Search A + A' (every edge in both directions)");
   transpose->excludes(symmetrize);
@@ -355,9 +360,14 @@ void build_cli(CLI::App& app, Options& o) {
       "              and hermitian files are expanded to both directions; 1-based indices\n"
       "  headerless  first line \"rows cols nnz\", then 1-based \"i j [value]\" lines\n"
       "  rodinia     Rodinia BFS text: n, n lines \"start degree\", source, m, m lines \"dest cost\"; 0-based\n"
-      "  edgelist    \"src dst [weight]\" per line, 0-based; '#' or '%' comments; spaces, tabs or commas\n"
+      "  edgelist    \"src dst [weight]\" per line, 0-based (--index-base 1: 1-based); '#' or '%' comments;\n"
+      "              spaces, tabs or commas; a CSV header line and networkx's \"u v {'weight': w}\" are read\n"
+      "  metis       METIS adjacency: \"n m [fmt [ncon]]\", then one line per vertex listing its 1-based\n"
+      "              neighbours (an empty line: none); '%' comments\n"
       "  gbc         gbcuda's binary CSR file (as written by --save); loads at disk speed\n"
-      "  auto        detect from the first lines (and the name, for *.rodinia.txt and *.gbc)\n"
+      "  auto        detect from the content (and the name: *.rodinia.txt, *.graph, *.metis, *.gbc); what\n"
+      "              is not quite a format is read with a warning, what fits two formats is refused\n"
+      "FILE may be a pipe (/dev/stdin, <(...), a FIFO): it is read once, like a file.\n"
       "\n"
       "Generated graphs (given instead of FILE; --format does not apply):\n"
       "  kron:S:E     Graph500 Kronecker, 2^S vertices, E*2^S edges drawn, symmetrized\n"
@@ -428,11 +438,13 @@ int run(const Options& o, bool file_given) {
   const std::string device_desc = gbcuda::backend_description(backend);
 
   gbcuda::Index rodinia_source = -1;
+  gbcuda::ReadReport read_report;  // the format read, for --verbose and --json
   gbcuda::Matrix<bool> A;
   const bool generated = file_given && gbcuda::is_graph_spec(file);
   if (generated) {
     if (o.format != "auto")
       throw UsageError{fmt::format("--format {} does not apply to the generated graph {}", o.format, file)};
+    if (o.index_base != 0) throw UsageError{fmt::format("--index-base does not apply to the generated graph {}", file)};
     const gbcuda::GraphSpec spec = gbcuda::parse_graph_spec(file);
     if (o.verbose) fmt::print(stderr, "bfs_spmv: generating {} on {}\n", spec.text(), gbcuda::to_string(backend));
     A = gbcuda::generate_graph(spec, backend);
@@ -440,8 +452,12 @@ int run(const Options& o, bool file_given) {
     gbcuda::ReadOptions ropt;
     ropt.format = gbcuda::parse_format(o.format);
     ropt.rodinia_source = &rodinia_source;
+    ropt.index_base = o.index_base;
+    ropt.report = &read_report;
+    ropt.on_warning = [](const std::string& w) { fmt::print(stderr, "bfs_spmv: warning: {}\n", w); };
     if (o.verbose) fmt::print(stderr, "bfs_spmv: reading {}\n", file);
     A = gbcuda::read_matrix<bool>(file, ropt);
+    if (o.verbose) fmt::print(stderr, "bfs_spmv: format: {} ({})\n", gbcuda::to_string(read_report.format), read_report.header);
   }
   if (o.transpose) {
     const gbcuda::Matrix<bool> At = A.transpose();  // shares the cached transpose's storage
@@ -517,6 +533,7 @@ int run(const Options& o, bool file_given) {
   if (o.json) {
     nlohmann::json j;
     j["file"] = file;
+    j["format"] = generated ? nlohmann::json(nullptr) : nlohmann::json(gbcuda::to_string(read_report.format));
     j["transposed"] = o.transpose;
     j["symmetrized"] = o.symmetrize;
     j["vertices"] = n;

@@ -7,11 +7,13 @@
 #include <omp.h>
 #include <poll.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -86,6 +88,15 @@ class IoTest : public ::testing::Test {
   }
   fs::path dir_;
 };
+
+// "e3.txt" and the like. (Appending, not "e" + std::to_string(k): GCC 12 warns about that with
+// -Wrestrict, a false positive.)
+std::string numbered(const char* prefix, int k) {
+  std::string name = prefix;
+  name += std::to_string(k);
+  name += ".txt";
+  return name;
+}
 
 // (row, col, value) triplets of a CooData, in file order.
 struct Triplet {
@@ -322,6 +333,105 @@ TEST_F(IoTest, ReadMatrixTypes) {
   EXPECT_EQ(P.csr().iso_value, 1.0f);
 }
 
+// ---- Matrix Market banners slightly off: honoured with a warning, or refused -----------------
+
+// Reads with warnings collected (not printed).
+CooData read_warned(const std::string& path, std::vector<std::string>& warnings, FileFormat format = FileFormat::Auto) {
+  ReadOptions o;
+  o.format = format;
+  o.progress = ReadOptions::Progress::Never;
+  o.on_warning = [&](const std::string& w) { warnings.push_back(w); };
+  return gbcuda::read_coo(path, o);
+}
+
+TEST_F(IoTest, BannerSlightlyOffIsReadWithAWarning) {
+  // A symmetric pattern graph: 3 stored entries, 6 arcs. Read as a headerless general file, it
+  // would silently lose half its edges.
+  const std::string body = "3 3 3\n2 1\n3 1\n3 2\n";
+  const std::vector<Triplet> expected{{1, 0, 1}, {0, 1, 1}, {2, 0, 1}, {0, 2, 1}, {2, 1, 1}, {1, 2, 1}};
+  struct Case {
+    const char* name;
+    std::string head;
+    Index banner_line;
+    const char* says;
+  };
+  const Case cases[] = {
+      {"one%", "%MatrixMarket matrix coordinate pattern symmetric\n", 1, "it has one '%'"},
+      {"three%", "%%%MatrixMarket matrix coordinate pattern symmetric\n", 1, "it has 3 '%'"},
+      {"space", "%% MatrixMarket matrix coordinate pattern symmetric\n", 1, "blanks follow the '%'"},
+      {"case", "%%matrixmarket MATRIX Coordinate PATTERN symmetric\n", 1, "'matrixmarket' is not spelt 'MatrixMarket'"},
+      {"comment_first", "% from a public data set\n%%MatrixMarket matrix coordinate pattern symmetric\n", 2,
+       "it is on line 2, after other lines"},
+      {"blank_first", "\n\n%%MatrixMarket matrix coordinate pattern symmetric\n", 3, "it is on line 3"},
+      {"all", "# generated\n  % MATRIXMARKET matrix coordinate pattern symmetric\n", 2,
+       "it has one '%', blanks follow the '%', 'MATRIXMARKET' is not spelt 'MatrixMarket' and it is on line 2"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string path = write(std::string(c.name) + ".txt", c.head + body);
+    EXPECT_EQ(gbcuda::detect_format(path), FileFormat::MatrixMarket);
+    std::vector<std::string> warnings;
+    const CooData coo = read_warned(path, warnings);
+    EXPECT_EQ(coo.format, FileFormat::MatrixMarket);
+    EXPECT_EQ(coo.header, "coordinate pattern symmetric");
+    EXPECT_EQ(triplets(coo), expected);
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_EQ(warnings[0].rfind(path + ":" + std::to_string(c.banner_line) + ": read '", 0), 0u) << warnings[0];
+    EXPECT_NE(warnings[0].find(c.says), std::string::npos) << warnings[0];
+    // Forced, too.
+    warnings.clear();
+    EXPECT_EQ(triplets(read_warned(path, warnings, FileFormat::MatrixMarket)), expected);
+    EXPECT_EQ(warnings.size(), 1u);
+  }
+  // The exact banner: no warning. Comments after it are comments.
+  std::vector<std::string> warnings;
+  read_warned(write("exact.mtx", "%%MatrixMarket matrix coordinate pattern symmetric\n%MatrixMarket\n" + body),
+              warnings);
+  EXPECT_TRUE(warnings.empty());
+  // A banner honoured leniently is checked like any other.
+  expect_parse_error(write("badfield.txt", "%MatrixMarket matrix coordinate quaternion general\n" + body), 1,
+                     "unknown Matrix Market field 'quaternion'");
+}
+
+TEST_F(IoTest, MisspeltBannerIsRefused) {
+  const std::string body = "3 3 3\n2 1\n3 1\n3 2\n";
+  struct Case {
+    const char* name;
+    std::string head;
+    Index line;
+  };
+  const Case cases[] = {
+      {"typo", "%%MatrixMarkt matrix coordinate pattern symmetric\n", 1},
+      {"typo2", "%%MatrixMaket matrix coordinate pattern symmetric\n", 1},
+      {"dash", "% Matrix-Market matrix coordinate pattern symmetric\n", 1},
+      {"glued", "%%MatrixMarketmatrix coordinate pattern symmetric\n", 1},
+      {"words", "% comment\n%% MM matrix coordinate pattern symmetric\n", 2},
+      {"spaced", "%% Matrix Market format: coordinate real symmetric\n", 1},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string path = write(std::string(c.name) + ".txt", c.head + body);
+    expect_error(path, FileFormat::Auto, Status::ParseError,
+                 {path + ":" + std::to_string(c.line) + ":", "looks like a misspelt Matrix Market banner", "--format"});
+    expect_parse_error(path, c.line, "looks like a misspelt Matrix Market banner", FileFormat::MatrixMarket);
+    // Asked for as headerless: read, with the line named as a comment.
+    std::vector<std::string> warnings;
+    const CooData coo = read_warned(path, warnings, FileFormat::Headerless);
+    EXPECT_EQ(coo.stored_entries, 3);
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_NE(warnings[0].find("as a comment although it looks like a Matrix Market banner"), std::string::npos)
+        << warnings[0];
+  }
+  // Ordinary comments that mention a word or two are comments.
+  for (const char* head :
+       {"% real symmetric matrix from a survey\n", "% matrix market files are nice\n", "% Matrix: coordinate\n"}) {
+    SCOPED_TRACE(head);
+    std::vector<std::string> warnings;
+    EXPECT_EQ(read_warned(write("ok.txt", head + body), warnings).format, FileFormat::Headerless);
+    EXPECT_TRUE(warnings.empty());
+  }
+}
+
 // ---- the other formats ---------------------------------------------------------------------
 
 TEST_F(IoTest, Headerless) {
@@ -410,7 +520,7 @@ TEST_F(IoTest, EdgeLists) {
   int k = 0;
   for (const char* text : variants) {
     SCOPED_TRACE(text);
-    const std::string path = write("e" + std::to_string(k++) + ".txt", text);
+    const std::string path = write(numbered("e", k++), text);
     EXPECT_EQ(gbcuda::detect_format(path), FileFormat::EdgeList);
     const auto c = read(path);
     EXPECT_EQ(c.format, FileFormat::EdgeList);
@@ -430,11 +540,182 @@ TEST_F(IoTest, EdgeLists) {
   EXPECT_EQ(triplets(t), (std::vector<Triplet>{{0, 1, 5}, {1, 2, 5}}));
 }
 
+TEST_F(IoTest, EdgeListIndexBase) {
+  ReadOptions o;
+  o.progress = ReadOptions::Progress::Never;
+  o.index_base = 1;
+  const CooData c = gbcuda::read_coo(write("one.txt", "1 2\n2 3\n3 1\n"), o);
+  EXPECT_EQ(c.format, FileFormat::EdgeList);
+  EXPECT_EQ(c.header, "edgelist 1-based");
+  EXPECT_EQ(c.nrows, 3);
+  EXPECT_EQ(triplets(c), (std::vector<Triplet>{{0, 1, 1}, {1, 2, 1}, {2, 0, 1}}));
+  // With base 1, an id 0 is an error naming its line.
+  const std::string zero = write("zero.txt", "1 2\n# c\n2 0\n");
+  try {
+    gbcuda::read_coo(zero, o);
+    ADD_FAILURE() << "no throw";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), Status::ParseError);
+    EXPECT_NE(std::string(e.what()).find(zero + ":3: vertex id 0 in a 1-based edge list"), std::string::npos)
+        << e.what();
+  }
+  // Base 0 (the default) on ids that never use 0: read, with a warning pointing at base 1.
+  std::vector<std::string> warnings;
+  const CooData d = read_warned(write("one0.txt", "1 2\n2 3\n"), warnings);
+  EXPECT_EQ(d.nrows, 4);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("no edge uses vertex 0"), std::string::npos) << warnings[0];
+  // Other formats have their own base: warned, not applied.
+  std::vector<std::string> seen;
+  o.on_warning = [&](const std::string& w) { seen.push_back(w); };
+  EXPECT_EQ(gbcuda::read_coo(sample_path("karate.mtx"), o).nrows, 34);
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_NE(seen[0].find("index base 1 applies to edge lists only; this file is read as mtx"), std::string::npos)
+      << seen[0];
+  o.index_base = 2;
+  try {
+    gbcuda::read_coo(sample_path("karate.mtx"), o);
+    ADD_FAILURE() << "no throw";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), Status::InvalidValue);
+  }
+}
+
+TEST_F(IoTest, EdgeListCsvHeaderAndNetworkx) {
+  const std::vector<Triplet> pattern{{0, 1, 1}, {1, 2, 1}};
+  const std::vector<Triplet> weighted{{0, 1, 2.5}, {1, 2, 1}};
+  struct Case {
+    const char* text;
+    bool header;
+    const std::vector<Triplet>& expected;
+  };
+  const Case cases[] = {
+      {"source,target\n0,1\n1,2\n", true, pattern},
+      {"# exported\nsrc dst weight\n0 1 2.5\n1 2 1\n", true, weighted},
+      {"\"from\",\"to\"\n0,1\n1,2\n", true, pattern},
+      {"0 1 {'weight': 2.5}\n1 2 {'weight': 1}\n", false, weighted},
+      {"0 1 {}\n1 2 {}\n", false, pattern},
+      {"0 1 {'color': 'red', 'weight': 2.5, 'tags': [1, 2]}\n1 2 {\"weight\": 1.0}\n", false, weighted},
+  };
+  int k = 0;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.text);
+    const std::string path = write(numbered("c", k++), c.text);
+    EXPECT_EQ(gbcuda::detect_format(path), FileFormat::EdgeList);
+    std::vector<std::string> warnings;
+    const CooData coo = read_warned(path, warnings);
+    EXPECT_EQ(coo.format, FileFormat::EdgeList);
+    EXPECT_EQ(triplets(coo), c.expected);
+    EXPECT_EQ(coo.values.empty(), &c.expected == &pattern);
+    EXPECT_EQ(warnings.size(), c.header ? 1u : 0u);
+    if (c.header) {
+      EXPECT_NE(warnings[0].find("skipped the header line"), std::string::npos) << warnings[0];
+    }
+    warnings.clear();
+    EXPECT_EQ(triplets(read_warned(path, warnings, FileFormat::EdgeList)), c.expected);
+  }
+  // A header line anywhere else, or not followed by numbers, is an error as before.
+  expect_parse_error(write("h2.txt", "0,1\nsource,target\n"), 2, "'source' is not an integer", FileFormat::EdgeList);
+  expect_parse_error(write("h3.txt", "source,target\nx,y\n"), 1, "'source' is not an integer", FileFormat::EdgeList);
+  // Dictionaries must agree with the first line and be well formed.
+  expect_parse_error(write("d1.txt", "0 1 {'weight': 2}\n1 2 {}\n"), 2, "no 'weight' attribute");
+  expect_parse_error(write("d2.txt", "0 1 {}\n1 2 {'weight': 2}\n"), 2, "a 'weight' attribute, but the first");
+  expect_parse_error(write("d3.txt", "0 1 {}\n1 2 {'weight'}\n"), 2, "malformed attribute dictionary");
+  expect_parse_error(write("d4.txt", "0 1 {'weight': 1}\n1 2 {'weight': 'heavy'}\n"), 2,
+                     "'weight' attribute ''heavy'' is not a number");
+  expect_parse_error(write("d5.txt", "0 1 {}\n1 2\n"), 2, "expected 'src dst {attributes}'");
+}
+
+TEST_F(IoTest, Metis) {
+  // Edges 1-2, 1-3, 1-4, 2-3 and an isolated vertex 5 (its empty line); comments, trailing blanks.
+  const std::string text = "% a METIS graph\n5 4\n2 3 4\n1 3  \n% comment between\n1 2\n1\n\n";
+  const std::vector<Triplet> expected{{0, 1, 1}, {0, 2, 1}, {0, 3, 1}, {1, 0, 1},
+                                      {1, 2, 1}, {2, 0, 1}, {2, 1, 1}, {3, 0, 1}};
+  for (const char* name : {"g.graph", "g.metis", "g.txt"}) {
+    SCOPED_TRACE(name);
+    const std::string path = write(name, text);
+    EXPECT_EQ(gbcuda::detect_format(path), FileFormat::Metis);
+    const CooData c = read(path);
+    EXPECT_EQ(c.format, FileFormat::Metis);
+    EXPECT_EQ(c.header, "metis");
+    EXPECT_EQ(c.nrows, 5);
+    EXPECT_EQ(c.ncols, 5);
+    EXPECT_EQ(c.stored_entries, 8);
+    EXPECT_TRUE(c.values.empty());
+    EXPECT_EQ(triplets(c), expected);
+    EXPECT_EQ(triplets(read(path, FileFormat::Metis)), expected);
+  }
+  // fmt 1: edge weights kept; fmt 11 with ncon 2: vertex weights skipped; fmt 111: vertex size too.
+  const std::vector<Triplet> weighted{{0, 1, 7}, {1, 0, 7}, {1, 2, 3}, {2, 1, 3}};
+  for (const char* w : {"3 2 1\n2 7\n1 7 3 3\n2 3\n", "3 2 011 2\n5 6 2 7\n1 1 1 7 3 3\n0 0 2 3\n",
+                        "3 2 111\n9 5 2 7\n9 1 1 7 3 3\n9 0 2 3\n", "3 2 001\n2 7\n1 7 3 3\n2 3\n"}) {
+    SCOPED_TRACE(w);
+    const CooData c = read(write("w.graph", w));
+    EXPECT_EQ(c.header, "metis edge-weighted");
+    EXPECT_EQ(triplets(c), weighted);
+  }
+  const CooData vw = read(write("vw.graph", "3 2 10\n4 2\n4 1 3\n4 2\n"));
+  EXPECT_EQ(triplets(vw), (std::vector<Triplet>{{0, 1, 1}, {1, 0, 1}, {1, 2, 1}, {2, 1, 1}}));
+  // 64-bit sums: an empty graph and a graph of isolated vertices.
+  EXPECT_EQ(read(write("e.graph", "3 0\n\n\n\n")).nrows, 3);
+  EXPECT_EQ(read(write("e0.graph", "0 0\n")).nrows, 0);
+}
+
+TEST_F(IoTest, MetisErrors) {
+  expect_parse_error(write("a.graph", "3 2\n2\n1 3\n"), 3, "expected 3 vertex lines, found 2");
+  expect_parse_error(write("b.graph", "3 2\n2\n1 3\n2\n1\n"), 5, "more vertex lines than the 3 vertices");
+  expect_parse_error(write("c.graph", "3 2\n2\n1 4\n2\n"), 3, "neighbour 4 out of range (valid: 1..3)");
+  expect_parse_error(write("d.graph", "3 2\n2\n0 3\n2\n"), 3, "neighbour 0 out of range");
+  expect_parse_error(write("e.graph", "3 2\n2\n1 x\n2\n"), 3, "neighbour 'x' is not an integer");
+  expect_parse_error(write("f.graph", "3 3\n2\n1 3\n2\n"), 1, "list 4 neighbours, but the header announces m = 3");
+  // A directed-looking file: every edge once.
+  expect_parse_error(write("g.graph", "3 2\n2\n3\n\n"), 1, "each edge is listed once: METIS graphs are undirected");
+  expect_parse_error(write("h.graph", "3 2 1\n2 7\n1 7 3\n2 3\n"), 3, "neighbour 3 has no edge weight");
+  expect_parse_error(write("i.graph", "3 2 10\n4 2\n\n4 2\n"), 3, "vertex 2: an empty line, but fmt 010");
+  expect_parse_error(write("j.metis", "3 2 2\n2\n1 3\n2\n"), 1, "fmt '2' is not up to three digits 0 or 1",
+                     FileFormat::Metis);
+  expect_parse_error(write("k.metis", "3 2 1 2\n"), 1, "ncon given, but fmt 001 has no vertex weights",
+                     FileFormat::Metis);
+  expect_parse_error(write("l.graph", "3 2\n2\n1 " + std::string(30, '9') + "\n2\n"), 3,
+                     "is out of range (more than 64 bits)");
+  // Errors of a file read as METIS because of its name say so.
+  expect_error(write("m.graph", "3 2\n2\n1 4\n2\n"), FileFormat::Auto, Status::ParseError,
+               {"because of the file's name", "--format"});
+  // Named like METIS but not a METIS header: warned, and detected from the content.
+  std::vector<std::string> warnings;
+  const CooData c = read_warned(write("n.graph", "0 1 2.5\n1 2 1\n"), warnings);
+  EXPECT_EQ(c.format, FileFormat::EdgeList);
+  ASSERT_GE(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("named like a METIS file"), std::string::npos) << warnings[0];
+}
+
+TEST_F(IoTest, MetisOrEdgeListIsNotGuessed) {
+  // A triangle as METIS: every line two numbers, so also a valid edge list. Refused from the
+  // content alone; the name or --format decides.
+  const std::string text = "3 3\n2 3\n1 3\n1 2\n";
+  const std::string path = write("tri.txt", text);
+  expect_error(path, FileFormat::Auto, Status::ParseError,
+               {path + ":1:", "METIS", "edge list", "--format metis", "--format edgelist"});
+  EXPECT_EQ(read(path, FileFormat::Metis).rows.size(), 6u);
+  EXPECT_EQ(read(path, FileFormat::EdgeList).rows.size(), 4u);
+  EXPECT_EQ(read(write("tri.graph", text)).format, FileFormat::Metis);
+  // Blank lines (isolated vertices) do not make it less ambiguous: an edge list skips them.
+  expect_error(write("tri2.txt", "4 3\n2 3\n1 3\n1 2\n\n"), FileFormat::Auto, Status::ParseError, {"METIS"});
+  // A METIS file (fmt 10: a vertex weight, then one neighbour) that is also a headerless file.
+  std::string both = "10 5 10\n";
+  for (int v = 0; v < 10; ++v) both += "1 " + std::to_string(v % 5 + 1) + "\n";
+  expect_error(write("hl.txt", both), FileFormat::Auto, Status::ParseError, {"headerless", "METIS"});
+  EXPECT_EQ(read(write("hl.graph", both)).stored_entries, 10);
+  // An ordinary edge list is not METIS.
+  EXPECT_EQ(read(write("el.txt", "0 1\n1 2\n2 0\n")).format, FileFormat::EdgeList);
+}
+
 TEST(IoFormats, Names) {
   for (FileFormat f : {FileFormat::Auto, FileFormat::MatrixMarket, FileFormat::Headerless, FileFormat::Rodinia,
-                       FileFormat::EdgeList}) {
+                       FileFormat::EdgeList, FileFormat::Binary, FileFormat::Metis}) {
     EXPECT_EQ(gbcuda::parse_format(gbcuda::to_string(f)), f);
   }
+  EXPECT_STREQ(gbcuda::to_string(FileFormat::Metis), "metis");
   EXPECT_STREQ(gbcuda::to_string(FileFormat::MatrixMarket), "mtx");
   try {
     gbcuda::parse_format("csv");
@@ -518,6 +799,17 @@ TEST_F(IoTest, HeaderlessErrors) {
   // Values on some lines only.
   expect_parse_error(write("m.txt", "3 3 2\n1 1 1\n2 2\n"), 3, "expected 3 columns", FileFormat::Headerless);
   expect_parse_error(write("n.txt", "3 -3 0\n"), 1, "negative size -3", FileFormat::Headerless);
+  // Detected as headerless by its shape, but with a wrong count: a headerless message naming both
+  // counts, not an edge-list one.
+  for (const char* text : {"3 3 3\n1 1 1\n2 2 2\n", "3 3 1\n1 2\n2 3\n3 1\n"}) {
+    SCOPED_TRACE(text);
+    const std::string path = write("count.txt", text);
+    const std::string found = text[4] == '3' ? "2 follow" : "3 follow";
+    expect_error(path, FileFormat::Auto, Status::ParseError,
+                 {path + ":1:", "headerless", "announcing " + std::string(1, text[4]) + " entries", found, "--format"});
+  }
+  // Asked for as an edge list, the same lines are an edge list.
+  EXPECT_EQ(read(write("el.txt", "3 3 1\n1 2 1\n2 3 1\n"), FileFormat::EdgeList).stored_entries, 3);
 }
 
 TEST_F(IoTest, RodiniaErrors) {
@@ -551,6 +843,222 @@ TEST_F(IoTest, EdgeListErrors) {
   expect_parse_error(write("e.txt", "0 1 x\n"), 1, "'x' is not a number", FileFormat::EdgeList);
   expect_parse_error(write("f.txt", "0 1 2 3\n"), 1, "expected 2 or 3 columns", FileFormat::EdgeList);
   expect_parse_error(write("g.txt", "0 99999999999\n"), 1, "too large", FileFormat::EdgeList);
+}
+
+TEST_F(IoTest, NumbersPast64BitsAreOutOfRange) {
+  // from_chars reports result_out_of_range: say so rather than "not an integer".
+  const std::string big = "99999999999999999999";  // 2^66 and more
+  expect_parse_error(write("a.txt", "0 1\n1 " + big + "\n"), 2,
+                     "column index '" + big + "' is out of range (more than 64 bits)", FileFormat::EdgeList);
+  expect_parse_error(write("b.mtx", "%%MatrixMarket matrix coordinate pattern general\n-" + big + " 3 1\n"), 2,
+                     "bad size line: '-" + big + "' is out of range", FileFormat::MatrixMarket);
+  expect_parse_error(write("c.txt", "3 " + big + " 1\n1 1\n"), 1, "'" + big + "' is out of range",
+                     FileFormat::Headerless);
+  expect_parse_error(write("d.rodinia.txt", "1\n0 " + big + "\n"), 2, "'" + big + "' is out of range");
+  // A token that is not a number at all is still "not an integer".
+  expect_parse_error(write("e.txt", "0 1\n1 1e3\n"), 2, "'1e3' is not an integer", FileFormat::EdgeList);
+}
+
+TEST_F(IoTest, MessagesEscapeControlBytes) {
+  // Bytes of the file quoted in a message are escaped: no raw control byte reaches a terminal.
+  try {
+    read(write("ctl.txt", "0 1\n1 \x1b[2Jx\x01\n"), FileFormat::EdgeList);
+    ADD_FAILURE() << "no throw";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("column index '\\x1b[2Jx\\x01' is not an integer"), std::string::npos) << what;
+    for (const char c : what) EXPECT_TRUE(static_cast<unsigned char>(c) >= 0x20 && c != 0x7f) << what;
+  }
+}
+
+template <class T>
+void expect_same_csr(const gbcuda::Matrix<T>& a, const gbcuda::Matrix<T>& b);
+
+// ---- inputs read once, as streams -----------------------------------------------------------
+
+// Writes `bytes` into one end of a pipe from a thread; the reader reads "/dev/fd/N".
+class PipeWriter {
+ public:
+  explicit PipeWriter(std::string bytes) {
+    int fds[2];
+    if (::pipe(fds) != 0) throw std::runtime_error("pipe");
+    read_fd_ = fds[0];
+    thread_ = std::thread([w = fds[1], b = std::move(bytes)] {
+      std::size_t done = 0;
+      while (done < b.size()) {
+        const ssize_t n = ::write(w, b.data() + done, b.size() - done);
+        if (n <= 0) break;
+        done += static_cast<std::size_t>(n);
+      }
+      ::close(w);
+    });
+  }
+  ~PipeWriter() {
+    ::close(read_fd_);  // a writer still blocked gets EPIPE (SIGPIPE is ignored in these tests)
+    thread_.join();
+  }
+  std::string path() const { return "/dev/fd/" + std::to_string(read_fd_); }
+
+ private:
+  int read_fd_;
+  std::thread thread_;
+};
+
+std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+TEST_F(IoTest, PipesAreReadOnce) {
+  ::signal(SIGPIPE, SIG_IGN);
+  // A symmetric Matrix Market file through a pipe, with detection and with the format given:
+  // the bytes read to detect the format are the bytes parsed.
+  const std::string mtx = file_bytes(sample_path("karate.mtx"));
+  for (FileFormat format : {FileFormat::Auto, FileFormat::MatrixMarket}) {
+    PipeWriter pipe(mtx);
+    const CooData c = read(pipe.path(), format);
+    EXPECT_EQ(c.format, FileFormat::MatrixMarket);
+    EXPECT_EQ(c.nrows, 34);
+    EXPECT_EQ(c.stored_entries, 78);
+    EXPECT_EQ(c.rows.size(), 156u);
+  }
+  // Every sample through a pipe reads as the file does.
+  for (const char* name : {"cavity02_headerless.txt", "graph4096.rodinia.txt", "west0067.mtx"}) {
+    SCOPED_TRACE(name);
+    const CooData from_file = read(sample_path(name));
+    PipeWriter pipe(file_bytes(sample_path(name)));
+    ReadOptions o;
+    o.progress = ReadOptions::Progress::Never;
+    if (from_file.format == FileFormat::Rodinia) o.format = FileFormat::Rodinia;  // detected by name
+    const CooData c = gbcuda::read_coo(pipe.path(), o);
+    EXPECT_EQ(c.format, from_file.format);
+    EXPECT_EQ(triplets(c), triplets(from_file));
+  }
+  // A .gbc through a pipe: detected from its first bytes and parsed from memory.
+  const auto A = gbcuda::read_matrix<double>(sample_path("west0067.mtx"));
+  const std::string gbc = (dir_ / "w.gbc").string();
+  gbcuda::write_binary_graph(gbc, A);
+  for (FileFormat format : {FileFormat::Auto, FileFormat::Binary}) {
+    PipeWriter pipe(file_bytes(gbc));
+    ReadOptions o;
+    o.format = format;
+    gbcuda::ReadReport report;
+    o.report = &report;
+    expect_same_csr(A, gbcuda::read_matrix<double>(pipe.path(), o));
+    EXPECT_EQ(report.format, FileFormat::Binary);
+    EXPECT_EQ(report.header, "gbc values");
+    PipeWriter again(file_bytes(gbc));
+    const CooData c = read(again.path(), format);
+    EXPECT_EQ(c.format, FileFormat::Binary);
+    EXPECT_EQ(c.stored_entries, A.nvals());
+  }
+  // A truncated .gbc through a pipe is reported as truncated.
+  PipeWriter cut(file_bytes(gbc).substr(0, 100));
+  expect_error(cut.path(), FileFormat::Auto, Status::ParseError, {cut.path(), "truncated"});
+  // A pipe whose writer wrote nothing: an empty file, at once (the writer has gone).
+  PipeWriter empty("");
+  expect_error(empty.path(), FileFormat::Auto, Status::ParseError, {"cannot detect the format", "no data lines"});
+}
+
+TEST_F(IoTest, ReportAndWarnings) {
+  gbcuda::ReadReport report;
+  ReadOptions o;
+  o.report = &report;
+  const CooData c = gbcuda::read_coo(sample_path("karate.mtx"), o);
+  EXPECT_EQ(report.format, FileFormat::MatrixMarket);
+  EXPECT_EQ(report.header, "coordinate pattern symmetric");
+  EXPECT_TRUE(report.warnings.empty());
+  gbcuda::read_matrix<bool>(sample_path("cavity02_headerless.txt"), o);
+  EXPECT_EQ(report.format, FileFormat::Headerless);
+  EXPECT_EQ(report.header, "headerless real");
+}
+
+TEST_F(IoTest, FifoWithoutWriterWaitsBounded) {
+  const std::string fifo = (dir_ / "f.fifo").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::vector<std::string> seen;
+  ReadOptions o;
+  o.fifo_wait_seconds = 0.3;
+  o.on_warning = [&](const std::string& w) { seen.push_back(w); };
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    gbcuda::read_coo(fifo, o);
+    ADD_FAILURE() << "no throw";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), Status::IoError);
+    EXPECT_NE(std::string(e.what()).find("cannot read " + fifo + ": nothing was written to the FIFO within 0.3 s"),
+              std::string::npos)
+        << e.what();
+  }
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_GE(waited, 0.25);
+  EXPECT_LT(waited, 10.0);
+  ASSERT_EQ(seen.size(), 1u);  // said once, before waiting
+  EXPECT_NE(seen[0].find(fifo + ": a FIFO with nothing written yet; waiting up to 0.3 s for a writer"),
+            std::string::npos)
+      << seen[0];
+
+  // A writer that comes later: the warning, then the graph.
+  seen.clear();
+  o.fifo_wait_seconds = 30;
+  std::thread writer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    std::ofstream(fifo) << "%%MatrixMarket matrix coordinate pattern symmetric\n3 3 2\n2 1\n3 2\n";
+  });
+  const CooData c = gbcuda::read_coo(fifo, o);
+  writer.join();
+  EXPECT_EQ(seen.size(), 1u);
+  EXPECT_EQ(c.format, FileFormat::MatrixMarket);
+  EXPECT_EQ(c.rows.size(), 4u);
+}
+
+TEST_F(IoTest, NulBytesAndEndlessLinesStopTheRead) {
+  // A NUL byte is named with its line and column, and does not cut the message.
+  expect_parse_error(write("nul.txt", std::string("0 1\n1 2\0 3\n", 11)), 2,
+                     "column 4: NUL byte (binary data in a text file?)", FileFormat::EdgeList);
+  expect_parse_error(write("nul.mtx", std::string("%%MatrixMarket matrix coordinate pattern general\n2 2 1\n\0", 56)),
+                     3, "column 1: NUL byte");
+  // /dev/zero: a NUL byte on line 1, at once (not "out of memory" after filling it).
+  expect_parse_error("/dev/zero", 1, "column 1: NUL byte");
+  // A line over the limit, named; the limit is an option.
+  const std::string path = write("long.txt", "0 1\n" + std::string(3000, '7') + " 1\n");
+  ReadOptions o;
+  o.max_line_bytes = 1000;
+  try {
+    gbcuda::read_coo(path, o);
+    ADD_FAILURE() << "no throw";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), Status::ParseError);
+    EXPECT_NE(std::string(e.what()).find(path + ":2: line longer than 1000 bytes"), std::string::npos) << e.what();
+  }
+  o.max_line_bytes = 4000;  // now the line is read, and its id refused
+  try {
+    gbcuda::read_coo(path, o);
+    ADD_FAILURE() << "no throw";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(path + ":2: row index '777"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(gbcuda::read_coo(write("ok.txt", "0 1\n" + std::string(3000, ' ') + "1 2\n"), o).stored_entries, 2);
+
+  // An endless line through a socket: stopped while streaming, soon after the limit.
+  ::signal(SIGPIPE, SIG_IGN);
+  int sv[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  std::atomic<std::size_t> sent{0};
+  std::thread writer([&] {
+    const std::string block(1 << 16, 'x');
+    while (sent < (std::size_t(1) << 30)) {
+      const ssize_t n = ::send(sv[1], block.data(), block.size(), MSG_NOSIGNAL);
+      if (n <= 0) break;
+      sent += static_cast<std::size_t>(n);
+    }
+    ::close(sv[1]);
+  });
+  const std::string sock = "/dev/fd/" + std::to_string(sv[0]);
+  expect_parse_error(sock, 1, "line longer than 1048576 bytes");
+  ::close(sv[0]);
+  writer.join();
+  EXPECT_LT(sent.load(), std::size_t(64) << 20);
 }
 
 // ---- writer --------------------------------------------------------------------------------

@@ -2,9 +2,17 @@
 // Reading and writing graphs. All readers produce 0-based coordinates; Matrix Market
 // symmetric / skew-symmetric / hermitian files are expanded to both directions (the diagonal
 // once). Errors are Error(ParseError) naming the file and line, or Error(IoError).
+//
+// No input is ever guessed silently: what a reader accepts although it is not quite the format
+// (a Matrix Market banner with one '%', a CSV header line, ...) it reports as a warning (see
+// ReadOptions::on_warning), and what it cannot tell apart it refuses with a message that names
+// the choices. Each input is read once, as a stream, so pipes (/dev/stdin, <(...), FIFOs) work
+// like files.
+#include <cstddef>
 #include <functional>
 #include <iosfwd>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gbcuda/matrix.hpp"
@@ -12,15 +20,20 @@
 namespace gbcuda {
 
 enum class FileFormat {
-  Auto,          // detect from the content (and the name, for *.rodinia.txt)
+  Auto,          // detect from the content (and the name: *.rodinia.txt, *.graph, *.metis, *.gbc)
   MatrixMarket,  // %%MatrixMarket matrix coordinate|array ...
   Headerless,    // first line "rows cols nnz", then 1-based "i j [value]" triplets
   Rodinia,       // Rodinia BFS text: n, n lines "start degree", source, m, m lines "dest cost"
-  EdgeList,      // "src dst [weight]" per line, 0-based; '#' or '%' comments; spaces, tabs or commas
+  EdgeList,      // "src dst [weight]" per line, 0-based (see ReadOptions::index_base); '#' or '%'
+                 // comments; spaces, tabs or commas; a CSV header line ("source,target") is
+                 // skipped; networkx's "u v {'weight': w}" and "u v {}" lines are read
   Binary,        // gbcuda's binary CSR file (*.gbc, see write_binary_graph)
+  Metis,         // METIS/Chaco adjacency file: "n m [fmt [ncon]]", then one line per vertex
+                 // listing its 1-based neighbours (an empty line: none); '%' comments
 };
 const char* to_string(FileFormat f);
-// "auto", "mtx", "headerless", "rodinia", "edgelist", "gbc"; throws Error(InvalidValue) otherwise.
+// "auto", "mtx", "headerless", "rodinia", "edgelist", "gbc", "metis"; throws Error(InvalidValue)
+// otherwise.
 FileFormat parse_format(const std::string& name);
 
 struct CooData {
@@ -34,17 +47,43 @@ struct CooData {
   Index stored_entries = 0;    // entries as written in the file, before symmetric expansion
 };
 
+// What a read found, for callers that want to show it (ReadOptions::report).
+struct ReadReport {
+  FileFormat format = FileFormat::Auto;  // the format read (detected, or the one asked for)
+  std::string header;                    // as CooData::header, e.g. "coordinate real symmetric"
+  std::vector<std::string> warnings;     // every warning, in order ("FILE:LINE: what" for a line)
+};
+
 struct ReadOptions {
   FileFormat format = FileFormat::Auto;
   // Progress on stderr for large files; by default only when stderr is a terminal.
   enum class Progress { Auto, Always, Never } progress = Progress::Auto;
   // Rodinia files name a source vertex; it is stored here when read.
   Index* rodinia_source = nullptr;
+  // Edge lists only: the smallest vertex id, 0 or 1 (a 1-based file names its first vertex 1;
+  // an id 0 is then an error naming its line). Other formats have their own base; a 1 there is
+  // warned about.
+  int index_base = 0;
+  // Filled in when not null: the format read, its header, the warnings.
+  ReadReport* report = nullptr;
+  // Called with each warning as it happens (before a long wait, for instance). Empty: the
+  // warning is printed on stderr as "gbcuda: warning: ...". Warnings also go to `report`.
+  std::function<void(const std::string&)> on_warning;
+  // A text line longer than this stops the read with Error(ParseError) naming the file and line,
+  // as soon as it is read (a binary file or /dev/zero is not loaded whole first). METIS files
+  // (named *.graph or *.metis, or format Metis) list a vertex's whole adjacency on one line and
+  // get max_metis_line_bytes instead.
+  std::size_t max_line_bytes = std::size_t(1) << 20;
+  std::size_t max_metis_line_bytes = std::size_t(1) << 30;
+  // A FIFO given by name that has no writer yet is waited for this long (a warning says so
+  // first), then Error(IoError). 0 or less: wait without a limit.
+  double fifo_wait_seconds = 60;
 };
 
 // Detects the format of a file from its first lines (and name). A name ending in ".gbc" or a
-// file starting with the .gbc magic is Binary. Throws when it cannot tell.
-FileFormat detect_format(const std::string& path);
+// file starting with the .gbc magic is Binary. Throws when it cannot tell. Reads the input (a
+// pipe is consumed); warnings go as in `options` (whose `format` is ignored).
+FileFormat detect_format(const std::string& path, const ReadOptions& options = {});
 
 // Reads coordinates from any supported format.
 CooData read_coo(const std::string& path, const ReadOptions& options = {});

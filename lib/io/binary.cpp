@@ -71,29 +71,34 @@ std::size_t type_size(std::uint32_t code) {
   throw Error(Status::ParseError, path + ": " + what);
 }
 
-// An open file read with large read() calls.
-class InFile {
+// Where a .gbc file's bytes come from: a regular file, read with large read() calls straight
+// into the arrays, or the bytes of an input already in memory (a .gbc read from a pipe).
+class ByteSource {
  public:
-  explicit InFile(const std::string& path) : path_(path) {
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ < 0) throw Error(Status::IoError, "cannot open " + path + ": " + std::strerror(errno));
-    struct stat st {};
-    if (::fstat(fd_, &st) != 0) {
-      const int e = errno;
-      ::close(fd_);
-      throw Error(Status::IoError, "cannot read " + path + ": " + std::strerror(e));
+  explicit ByteSource(const io_detail::Input& in) : path_(in.path()) {
+    if (const io_detail::FileText* t = in.text()) {
+      mem_ = t->begin();
+      size_ = t->size();
+    } else {
+      fd_ = in.binary_fd();
+      size_ = in.binary_size();
+      ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
     }
-    size_ = static_cast<std::uint64_t>(st.st_size);
-    ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
   }
-  ~InFile() { ::close(fd_); }
-  InFile(const InFile&) = delete;
-  InFile& operator=(const InFile&) = delete;
 
+  const std::string& path() const { return path_; }
   std::uint64_t size() const { return size_; }
-  // Reads exactly `bytes` into `dst` (the file size was checked, so a short read means the file
+  // Reads exactly `bytes` into `dst` (the size was checked, so a short read means the file
   // changed under us: reported as truncated).
   void read(void* dst, std::size_t bytes, const char* what) {
+    if (!mem_) return read_fd(dst, bytes, what);
+    if (bytes > size_ - pos_) corrupt(path_, std::string("truncated file: it ends inside ") + what);
+    if (bytes > 0) std::memcpy(dst, mem_ + pos_, bytes);
+    pos_ += bytes;
+  }
+
+ private:
+  void read_fd(void* dst, std::size_t bytes, const char* what) {
     auto* p = static_cast<char*>(dst);
     while (bytes > 0) {
       const std::size_t chunk = std::min<std::size_t>(bytes, std::size_t(1) << 30);
@@ -108,10 +113,11 @@ class InFile {
     }
   }
 
- private:
   std::string path_;
   int fd_ = -1;
+  const char* mem_ = nullptr;
   std::uint64_t size_ = 0;
+  std::uint64_t pos_ = 0;
 };
 
 // Checks the CSR arrays read from a file: offsets from 0 to nvals, never decreasing, columns in
@@ -146,7 +152,7 @@ void check_csr(const std::string& path, Index nrows, Index ncols, const Offset* 
 
 // Reads `n` values of the file's type U into an Array<T>.
 template <class T, class U>
-detail::Array<T> read_values_as(InFile& in, std::size_t n) {
+detail::Array<T> read_values_as(ByteSource& in, std::size_t n) {
   detail::Array<T> out(n, Backend::Host);
   if constexpr (std::is_same_v<T, U> && !std::is_same_v<T, bool>) {
     in.read(out.data(), n * sizeof(T), "the values");
@@ -224,9 +230,11 @@ void write_binary_graph(const std::string& path, const Matrix<T>& A) {
   });
 }
 
+namespace {
+
 template <class T>
-Matrix<T> read_binary_graph(const std::string& path) {
-  InFile in(path);
+Matrix<T> read_binary(ByteSource& in, std::string* header) {
+  const std::string& path = in.path();
   Header h{};
   const std::uint64_t size = in.size();
   in.read(&h, static_cast<std::size_t>(std::min<std::uint64_t>(size, sizeof h)), "the header");
@@ -241,6 +249,7 @@ Matrix<T> read_binary_graph(const std::string& path) {
                       std::to_string(kVersion) + ")");
   const std::uint32_t code = (h.flags >> 8) & 0xff;
   const bool iso = (h.flags & kIsoFlag) != 0;
+  if (header) *header = iso ? "gbc pattern" : "gbc values";
   if (type_size(code) == 0) corrupt(path, "corrupt header: unknown value type code " + std::to_string(code));
   constexpr Index kMaxDim = std::numeric_limits<Vid>::max();
   if (h.nrows < 0 || h.ncols < 0 || h.nrows > kMaxDim || h.ncols > kMaxDim || h.nvals < 0 ||
@@ -277,20 +286,29 @@ Matrix<T> read_binary_graph(const std::string& path) {
   return Matrix<T>::from_valid_csr(std::move(c));
 }
 
-namespace io_detail {
+}  // namespace
 
-bool is_binary_graph(const std::string& path) {
-  if (path.size() >= 4 && path.compare(path.size() - 4, 4, ".gbc") == 0) return true;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  char head[sizeof kMagic];
-  const ssize_t got = ::read(fd, head, sizeof head);
-  ::close(fd);
-  return got == static_cast<ssize_t>(sizeof head) && std::memcmp(head, kMagic, sizeof head) == 0;
+template <class T>
+Matrix<T> read_binary_graph(const std::string& path) {
+  ReadOptions o;
+  o.format = FileFormat::Binary;
+  return io_detail::read_binary_input<T>(io_detail::open_input(path, o), nullptr);
 }
 
-CooData read_binary_coo(const std::string& path) {
-  const Matrix<double> A = read_binary_graph<double>(path);
+namespace io_detail {
+
+bool has_gbc_magic(const char* bytes, std::size_t size) {
+  return size >= sizeof kMagic && std::memcmp(bytes, kMagic, sizeof kMagic) == 0;
+}
+
+template <class T>
+Matrix<T> read_binary_input(const Input& in, std::string* header) {
+  ByteSource src(in);
+  return read_binary<T>(src, header);
+}
+
+CooData read_binary_coo(const Input& in) {
+  const Matrix<double> A = read_binary_input<double>(in, nullptr);
   const Csr<double>& c = A.csr(Backend::Host);
   CooData coo;
   coo.nrows = c.nrows;
@@ -313,9 +331,10 @@ CooData read_binary_coo(const std::string& path) {
 
 }  // namespace io_detail
 
-#define GBCUDA_INSTANTIATE_BINARY(T)                                                \
+#define GBCUDA_INSTANTIATE_BINARY(T)                                         \
   template void write_binary_graph<T>(const std::string&, const Matrix<T>&); \
-  template Matrix<T> read_binary_graph<T>(const std::string&);
+  template Matrix<T> read_binary_graph<T>(const std::string&);               \
+  template Matrix<T> io_detail::read_binary_input<T>(const io_detail::Input&, std::string*);
 GBCUDA_FOR_EACH_TYPE(GBCUDA_INSTANTIATE_BINARY)
 #undef GBCUDA_INSTANTIATE_BINARY
 

@@ -1,17 +1,25 @@
 #pragma once
-// The binary graph file (*.gbc) as seen by the generic readers (detect.cpp, convert.cpp).
-// Not part of the public API.
+// The binary graph file (*.gbc) as seen by the generic readers (input.cpp, detect.cpp,
+// convert.cpp). Not part of the public API.
+#include <cstddef>
 #include <string>
 
 #include "gbcuda/io.hpp"
+#include "io/input.hpp"
 
 namespace gbcuda::io_detail {
 
-// True when `path` ends in ".gbc" or starts with the .gbc magic (reads 8 bytes at most; false
-// when the file cannot be opened, so the text readers report that).
-bool is_binary_graph(const std::string& path);
+// The .gbc magic: the first 8 bytes of every .gbc file.
+inline constexpr std::size_t kGbcMagicBytes = 8;
+bool has_gbc_magic(const char* bytes, std::size_t size);
 
-// A .gbc file as coordinates (values as double; none for an iso file).
-CooData read_binary_coo(const std::string& path);
+// A .gbc file from an opened input (in.binary()): read straight from a regular file, or parsed
+// from the bytes that came through a pipe. `header` (when not null) receives "gbc pattern" or
+// "gbc values". Values of another type are converted to T (for bool: dropped, structure only).
+template <class T>
+Matrix<T> read_binary_input(const Input& in, std::string* header);
+
+// The same as coordinates (values as double; none for an iso file).
+CooData read_binary_coo(const Input& in);
 
 }  // namespace gbcuda::io_detail

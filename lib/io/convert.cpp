@@ -4,6 +4,7 @@
 
 #include "gbcuda/io.hpp"
 #include "io/binary.hpp"
+#include "io/input.hpp"
 
 namespace gbcuda {
 
@@ -25,9 +26,12 @@ Matrix<T> matrix_from_coo(const CooData& coo) {
 
 template <class T>
 Matrix<T> read_matrix(const std::string& path, const ReadOptions& options) {
-  if (options.format == FileFormat::Binary || (options.format == FileFormat::Auto && io_detail::is_binary_graph(path)))
-    return read_binary_graph<T>(path);
-  return matrix_from_coo<T>(read_coo(path, options));
+  const io_detail::Input in = io_detail::open_input(path, options);
+  if (!in.binary()) return matrix_from_coo<T>(io_detail::read_coo_input(in, options));
+  std::string header;
+  Matrix<T> A = io_detail::read_binary_input<T>(in, &header);
+  io_detail::finish_read(in, options, FileFormat::Binary, header);
+  return A;
 }
 
 #define GBCUDA_INSTANTIATE_READ(T)                                                    \

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "io/binary.hpp"
+#include "io/input.hpp"
 #include "io/line_reader.hpp"
 
 namespace gbcuda {
@@ -15,32 +16,23 @@ const char* to_string(FileFormat f) {
     case FileFormat::Rodinia: return "rodinia";
     case FileFormat::EdgeList: return "edgelist";
     case FileFormat::Binary: return "gbc";
+    case FileFormat::Metis: return "metis";
   }
   return "?";
 }
 
 FileFormat parse_format(const std::string& name) {
   for (FileFormat f : {FileFormat::Auto, FileFormat::MatrixMarket, FileFormat::Headerless, FileFormat::Rodinia,
-                       FileFormat::EdgeList, FileFormat::Binary}) {
+                       FileFormat::EdgeList, FileFormat::Binary, FileFormat::Metis}) {
     if (name == to_string(f)) return f;
   }
   throw Error(Status::InvalidValue,
-              "unknown file format '" + name + "' (expected auto, mtx, headerless, rodinia, edgelist or gbc)");
+              "unknown file format '" + name + "' (expected auto, mtx, headerless, rodinia, edgelist, gbc or metis)");
 }
 
 namespace io_detail {
 
 namespace {
-
-bool starts_with_nocase(std::string_view s, std::string_view prefix) {
-  if (s.size() < prefix.size()) return false;
-  for (std::size_t i = 0; i < prefix.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(s[i])) != std::tolower(static_cast<unsigned char>(prefix[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
 
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
@@ -76,23 +68,52 @@ Index count_data_lines(const char* begin, const char* end, std::string_view comm
 }  // namespace
 
 // Detection, in order (comment lines start with '%' or '#'; blank lines are skipped):
-//  1. the first line starts with "%%MatrixMarket" (any case)           -> Matrix Market;
+//  1. a Matrix Market banner among the leading comment lines (see find_banner; a misspelt one
+//     is refused)                                                      -> Matrix Market;
 //  2. the file name ends in ".rodinia.txt"                              -> Rodinia;
-//  3. the first data line is one integer n, and the next data line is
+//  3. the name ends in ".graph" or ".metis" and the first data line is a METIS header
+//     "n m [fmt [ncon]]"                                                -> METIS
+//     (another first line: a warning, and detection goes on from the content);
+//  4. the first data line is one integer n, and the next data line is
 //     two integers (or n is 0)                                          -> Rodinia;
-//  4. the first data line is three non-negative integers "r c k", exactly k data lines follow,
-//     and the first 1000 of them are "i j [value]" with 1 <= i <= r, 1 <= j <= c
+//  5. the first data line is three non-negative integers "r c k", and the first 1000 data lines
+//     after it are "i j [value]" with 1 <= i <= r, 1 <= j <= c: exactly k data lines follow
 //                                                                       -> headerless;
-//  5. the first data line is "src dst [weight]" (two non-negative integers, an optional
-//     number; blanks or commas between)                                  -> edge list;
-//  otherwise ParseError "cannot detect the format of FILE (...); use --format".
-// An edge list whose first line happens to look like a headerless size line (k data lines
-// follow, all in range) is read as headerless; --format edgelist overrides.
-FileFormat detect_format_of(const FileText& f) {
-  const char* next;
-  const std::string_view first_line = line_at(f.begin(), f.end(), &next);
-  if (starts_with_nocase(trim_front(first_line), "%%MatrixMarket")) return FileFormat::MatrixMarket;
-  if (ends_with(f.path(), ".rodinia.txt")) return FileFormat::Rodinia;
+//  6. the whole file is a valid METIS file (header, n vertex lines, neighbours in 1..n adding
+//     up to 2m)                                                         -> METIS;
+//  7. the first data line (after a CSV header line "source,target", if any) is "src dst
+//     [weight]" (two non-negative integers, an optional number; blanks or commas between) or
+//     networkx's "src dst {attributes}"                                 -> edge list.
+// What fits two formats is refused with a message naming both and --format: a valid METIS
+// file that is also a valid edge list (every line two numbers, say) or headerless file; a
+// headerless shape (5) with another count than announced is refused too (a headerless file
+// with a wrong count, or an edge list whose first lines look like one). Otherwise ParseError
+// "cannot detect the format of FILE (...); use --format".
+FileFormat detect_format_of(const FileText& f, bool* by_name) {
+  if (by_name) *by_name = false;
+  const BannerLine banner = find_banner(f);
+  if (banner.kind == BannerLine::Kind::Misspelt) {
+    f.fail_at(banner.where, quote(banner.line) +
+                                " looks like a misspelt Matrix Market banner: write '%%MatrixMarket matrix "
+                                "coordinate|array FIELD SYMMETRY' on line 1 to read the file as Matrix Market, or use "
+                                "--format to read it as another format (this line is then a comment)");
+  }
+  if (banner.kind != BannerLine::Kind::None) return FileFormat::MatrixMarket;
+  if (ends_with(f.path(), ".rodinia.txt")) {
+    if (by_name) *by_name = true;
+    return FileFormat::Rodinia;
+  }
+  MetisHeader metis;
+  std::string not_metis;
+  const bool metis_header = parse_metis_header(f, metis, &not_metis);
+  if (ends_with(f.path(), ".graph") || ends_with(f.path(), ".metis")) {
+    if (metis_header) {
+      if (by_name) *by_name = true;
+      return FileFormat::Metis;
+    }
+    f.warn((metis.where ? f.path() + ":" + std::to_string(f.line_of(metis.where)) : f.path()) +
+           ": named like a METIS file, but " + not_metis + "; detecting the format from the content");
+  }
 
   constexpr std::string_view kComments = "%#";
   auto fail = [&](const char* where, const std::string& why) {
@@ -111,13 +132,17 @@ FileFormat detect_format_of(const FileText& f) {
   if (nint == 1) {
     const char* second = find_data_line(body, f.end(), 0, kComments);
     std::int64_t w[4];
+    const char* next;
     if (v[0] == 0 || (second && integer_tokens(line_at(second, f.end(), &next), w, 3) == 2)) return FileFormat::Rodinia;
     fail(first, "one number, but the next line is not 'start degree' as in a Rodinia file");
   }
+  // Headerless: its shape, and whether the count fits.
+  bool headerless_shape = false;
+  Index headerless_found = 0;
   if (nint == 3 && v[0] >= 0 && v[1] >= 0 && v[2] >= 0) {
-    bool in_range = true;
+    headerless_shape = true;
     const char* p = body;
-    for (int k = 0; k < 1000 && p < f.end() && in_range; ++k) {
+    for (int k = 0; k < 1000 && p < f.end() && headerless_shape; ++k) {
       const char* q = find_data_line(p, f.end(), 0, kComments);
       if (!q) break;
       const std::string_view entry = line_at(q, f.end(), &p);
@@ -125,48 +150,130 @@ FileFormat detect_format_of(const FileText& f) {
       const int ntok = Tokens(entry).split(tok, 3);
       std::int64_t i, j;
       double x;
-      in_range = (ntok == 2 || ntok == 3) && parse_int(tok[0], i) && parse_int(tok[1], j) && i >= 1 && i <= v[0] &&
-                 j >= 1 && j <= v[1] && (ntok == 2 || parse_double(tok[2], x));
+      headerless_shape = (ntok == 2 || ntok == 3) && parse_int(tok[0], i) && parse_int(tok[1], j) && i >= 1 &&
+                         i <= v[0] && j >= 1 && j <= v[1] && (ntok == 2 || parse_double(tok[2], x));
     }
-    if (in_range && count_data_lines(body, f.end(), kComments) == v[2]) return FileFormat::Headerless;
+    if (headerless_shape) headerless_found = count_data_lines(body, f.end(), kComments);
   }
-  // Edge list: "src dst [weight]".
+  const bool headerless = headerless_shape && headerless_found == v[2];
+  // METIS from the content alone: only a whole valid file, and only when nothing else fits.
+  const MetisFit fit = metis_header && metis.where == first ? metis_fit(f, metis) : MetisFit{};
+  const std::string named_metis = " (or name the file *.graph)";
+  if (fit.ok && headerless) {
+    f.fail_at(first,
+              "the file is both a valid METIS file and a valid headerless file; use --format metis or "
+              "--format headerless" +
+                  named_metis);
+  }
+  if (headerless) return FileFormat::Headerless;
+  if (fit.ok) {
+    if (!fit.edge_list_too) return FileFormat::Metis;
+    f.fail_at(first,
+              "the file is both a valid METIS file (header 'n m', then one line per vertex) and a valid edge "
+              "list; use --format metis or --format edgelist" +
+                  named_metis);
+  }
+  if (headerless_shape) {
+    f.fail_at(first, "this looks like a headerless file's size line 'rows cols entries' announcing " +
+                         std::to_string(v[2]) + " entries, and the lines after it are 1-based entries in range, but " +
+                         std::to_string(headerless_found) + " follow; fix the count, or use --format (edgelist for " +
+                         "an edge list whose first line has three numbers)");
+  }
+  // Edge list: "src dst [weight]" or "src dst {attributes}", after a CSV header line if any.
+  const char* edge = first;
+  std::string_view edge_line = line;
+  if (const char* after = after_csv_header(f, first, kComments)) {
+    edge = find_data_line(after, f.end(), 0, kComments);
+    const char* next;
+    edge_line = line_at(edge, f.end(), &next);
+  }
   std::string_view tok[4];
-  const int ntok = Tokens(line, true).split(tok, 3);
-  std::int64_t s, d;
+  const std::size_t brace = edge_line.find('{');
+  const bool attributes = brace != std::string_view::npos;
+  const int ntok = Tokens(edge_line.substr(0, brace), true).split(tok, 3);
+  std::int64_t src, dst;
   double w;
-  if ((ntok == 2 || ntok == 3) && parse_int(tok[0], s) && parse_int(tok[1], d) && s >= 0 && d >= 0 &&
-      (ntok == 2 || parse_double(tok[2], w))) {
+  if (parse_int(tok[0], src) && parse_int(tok[1], dst) && src >= 0 && dst >= 0 &&
+      (attributes ? ntok == 2 && parse_attributes(edge_line.substr(brace)).ok
+                  : ntok == 2 || (ntok == 3 && parse_double(tok[2], w)))) {
     return FileFormat::EdgeList;
   }
-  fail(first, "not a Matrix Market banner, a Rodinia, headerless or edge-list line: " + quote(line));
+  fail(edge, "not a Matrix Market banner, a Rodinia, headerless, METIS or edge-list line: " + quote(edge_line));
   return FileFormat::Auto;  // not reached
+}
+
+FileFormat detect_input_format(const Input& in) {
+  if (in.binary()) return FileFormat::Binary;
+  return detect_format_of(*in.text());
+}
+
+CooData read_coo_input(const Input& in, const ReadOptions& options) {
+  if (options.index_base != 0 && options.index_base != 1) {
+    throw Error(Status::InvalidValue, "index base " + std::to_string(options.index_base) + " (expected 0 or 1)");
+  }
+  CooData coo;
+  if (in.binary()) {
+    coo = read_binary_coo(in);
+  } else {
+    const FileText& f = *in.text();
+    bool by_name = false;
+    const FileFormat format = options.format == FileFormat::Auto ? detect_format_of(f, &by_name) : options.format;
+    if (options.format != FileFormat::Auto && format != FileFormat::MatrixMarket) {
+      // The format was asked for: a banner-like line is a comment, but say so.
+      const BannerLine banner = find_banner(f);
+      if (banner.kind != BannerLine::Kind::None) {
+        f.warn_at(banner.where, "read " + quote(banner.line) +
+                                    " as a comment although it looks like a Matrix Market "
+                                    "banner, because the format asked for is " +
+                                    to_string(format));
+      }
+    }
+    try {
+      switch (format) {
+        case FileFormat::MatrixMarket: coo = read_matrix_market(f); break;
+        case FileFormat::Headerless: coo = read_headerless(f); break;
+        case FileFormat::Rodinia: coo = read_rodinia(f, options.rodinia_source); break;
+        case FileFormat::EdgeList: coo = read_edge_list(f, options.index_base); break;
+        case FileFormat::Metis: coo = read_metis(f); break;
+        case FileFormat::Binary:  // in.binary() above
+        case FileFormat::Auto: break;
+      }
+    } catch (const Error& e) {
+      if (!by_name || e.status() != Status::ParseError) throw;
+      throw Error(Status::ParseError, std::string(e.what()) + " (read as " + to_string(format) +
+                                          " because of the file's name; --format chooses another format)");
+    }
+    f.finish_progress();
+  }
+  finish_read(in, options, coo.format, coo.header);
+  return coo;
+}
+
+void finish_read(const Input& in, const ReadOptions& options, FileFormat format, const std::string& header) {
+  if (options.index_base != 0 && format != FileFormat::EdgeList) {
+    const bool zero_based = format == FileFormat::Rodinia || format == FileFormat::Binary;
+    const Warnings warn(options);
+    warn(in.path() + ": index base " + std::to_string(options.index_base) +
+         " applies to edge lists only; this file is read as " + to_string(format) + ", whose ids are " +
+         (zero_based ? "0-based" : "1-based") + " by definition");
+  }
+  if (options.report) {
+    options.report->format = format;
+    options.report->header = header;
+  }
 }
 
 }  // namespace io_detail
 
-FileFormat detect_format(const std::string& path) {
-  if (io_detail::is_binary_graph(path)) return FileFormat::Binary;  // before loading it as text
-  const io_detail::FileText f = io_detail::FileText::load(path, ReadOptions::Progress::Never);
-  return io_detail::detect_format_of(f);
+FileFormat detect_format(const std::string& path, const ReadOptions& options) {
+  ReadOptions o = options;
+  o.format = FileFormat::Auto;
+  o.progress = ReadOptions::Progress::Never;
+  return io_detail::detect_input_format(io_detail::open_input(path, o));
 }
 
 CooData read_coo(const std::string& path, const ReadOptions& options) {
-  if (options.format == FileFormat::Binary || (options.format == FileFormat::Auto && io_detail::is_binary_graph(path)))
-    return io_detail::read_binary_coo(path);
-  const io_detail::FileText f = io_detail::FileText::load(path, options.progress);
-  const FileFormat format = options.format == FileFormat::Auto ? io_detail::detect_format_of(f) : options.format;
-  CooData coo;
-  switch (format) {
-    case FileFormat::MatrixMarket: coo = io_detail::read_matrix_market(f); break;
-    case FileFormat::Headerless: coo = io_detail::read_headerless(f); break;
-    case FileFormat::Rodinia: coo = io_detail::read_rodinia(f, options.rodinia_source); break;
-    case FileFormat::EdgeList: coo = io_detail::read_edge_list(f); break;
-    case FileFormat::Binary:  // handled above
-    case FileFormat::Auto: break;
-  }
-  f.finish_progress();
-  return coo;
+  return io_detail::read_coo_input(io_detail::open_input(path, options), options);
 }
 
 }  // namespace gbcuda

@@ -1,8 +1,7 @@
-// File loading, progress and chunk splitting for the readers (see line_reader.hpp).
+// Progress, warnings, line numbers, quoting and chunk splitting for the readers (see
+// line_reader.hpp; loading is in input.cpp).
 #include "io/line_reader.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,18 +10,6 @@
 #include <cstring>
 
 namespace gbcuda::io_detail {
-
-namespace {
-
-// Closes a file descriptor on every path out of load().
-struct Fd {
-  int fd;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-};
-
-}  // namespace
 
 bool want_progress(ReadOptions::Progress p, std::size_t bytes) {
   switch (p) {
@@ -51,45 +38,23 @@ void Progress::finish() {
   last_ = -1;
 }
 
-FileText FileText::load(const std::string& path, ReadOptions::Progress progress) {
-  FileText f;
-  f.path_ = path;
-  Fd fd{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
-  if (fd.fd < 0) throw Error(Status::IoError, "cannot open " + path + ": " + std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd.fd, &st) != 0) throw Error(Status::IoError, "cannot read " + path + ": " + std::strerror(errno));
-  if (S_ISDIR(st.st_mode)) throw Error(Status::IoError, "cannot open " + path + ": " + std::strerror(EISDIR));
-  if (want_progress(progress, static_cast<std::size_t>(st.st_size))) f.progress_ = std::make_unique<Progress>(path);
+void Warnings::operator()(const std::string& what) const {
+  if (report_) report_->warnings.push_back(what);
+  if (callback_) {
+    callback_(what);
+  } else {
+    std::fprintf(stderr, "gbcuda: warning: %s\n", what.c_str());
+    std::fflush(stderr);
+  }
+}
 
-  // Regular files are read in one allocation of the stat size; pipes and special files grow.
-  std::size_t cap = S_ISREG(st.st_mode) ? static_cast<std::size_t>(st.st_size) + 1 : std::size_t(1) << 16;
-  const std::size_t expected = S_ISREG(st.st_mode) ? static_cast<std::size_t>(st.st_size) : 0;
-  try {
-    f.data_.reset(new char[cap]);
-  } catch (const std::bad_alloc&) {
-    throw Error(Status::OutOfMemory, "cannot read " + path + ": out of memory for " + std::to_string(cap) + " bytes");
-  }
-  std::size_t n = 0;
-  constexpr std::size_t kBlock = std::size_t(16) << 20;
-  for (;;) {
-    if (n == cap) {
-      std::size_t ncap = cap * 2;
-      std::unique_ptr<char[]> bigger(new char[ncap]);
-      std::memcpy(bigger.get(), f.data_.get(), n);
-      f.data_ = std::move(bigger);
-      cap = ncap;
-    }
-    ssize_t r = ::read(fd.fd, f.data_.get() + n, std::min(cap - n, kBlock));
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      throw Error(Status::IoError, "cannot read " + path + ": " + std::strerror(errno));
-    }
-    if (r == 0) break;
-    n += static_cast<std::size_t>(r);
-    if (expected > 0) f.report(0.5 * static_cast<double>(std::min(n, expected)) / static_cast<double>(expected));
-  }
-  f.size_ = n;
-  return f;
+void FileText::warn(const std::string& what) const {
+  if (progress_) progress_->finish();  // a warning on a line of its own
+  warnings_(what);
+}
+
+void FileText::warn_at(const char* p, const std::string& what) const {
+  warn(path_ + ":" + std::to_string(line_of(p)) + ": " + what);
 }
 
 Index FileText::line_of(const char* p) const {
@@ -120,14 +85,38 @@ void FileText::fail_line(Index line, const std::string& what) const {
 }
 
 std::string quote(std::string_view token) {
-  constexpr std::size_t kMax = 40;
+  constexpr std::size_t kMax = 60;
   std::string out;
   out.reserve(std::min(token.size(), kMax) + 5);
   out.push_back('\'');
-  out.append(token.substr(0, kMax));
+  for (const char c : token.substr(0, kMax)) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u != 0x7f) {
+      out.push_back(c);
+      continue;
+    }
+    switch (c) {
+      case '\0': out += "\\0"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      case '\n': out += "\\n"; break;
+      default: {
+        constexpr char kHex[] = "0123456789abcdef";
+        out += "\\x";
+        out.push_back(kHex[u >> 4]);
+        out.push_back(kHex[u & 15]);
+      }
+    }
+  }
   if (token.size() > kMax) out.append("...");
   out.push_back('\'');
   return out;
+}
+
+std::string not_an_integer(std::string_view token) {
+  std::int64_t v;
+  if (parse_int_status(token, v) == IntStatus::OutOfRange) return quote(token) + " is out of range (more than 64 bits)";
+  return quote(token) + " is not an integer";
 }
 
 std::vector<std::pair<const char*, const char*>> split_chunks(const char* begin, const char* end,

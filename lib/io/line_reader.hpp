@@ -3,12 +3,14 @@
 // numbers with std::from_chars, and parsing line ranges in parallel chunks with exact line
 // numbers in error messages. Not part of the public API.
 #include <omp.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -38,17 +40,51 @@ class Progress {
 // a terminal and the file is larger than 64 MiB.
 bool want_progress(ReadOptions::Progress p, std::size_t bytes);
 
-// A whole file in memory; line ends stay as written.
+// Where a reader's warnings go: ReadOptions::report and ReadOptions::on_warning, or stderr as
+// "gbcuda: warning: ..." when no callback is set, so that no warning is ever lost.
+class Warnings {
+ public:
+  Warnings() = default;
+  explicit Warnings(const ReadOptions& o) : report_(o.report), callback_(o.on_warning) {}
+  void operator()(const std::string& what) const;
+
+ private:
+  ReadReport* report_ = nullptr;
+  std::function<void(const std::string&)> callback_;
+};
+
+// How FileText::load treats the bytes it reads.
+struct LoadSettings {
+  // Text: checked while they arrive (no NUL byte, no line longer than max_line); Binary: a .gbc,
+  // not checked; Sniff: Binary when the first 8 bytes are the .gbc magic, else Text.
+  enum class Content { Text, Binary, Sniff } content = Content::Sniff;
+  std::size_t max_line = std::size_t(1) << 20;
+  bool metis_limit = false;  // max_line is ReadOptions::max_metis_line_bytes (messages say so)
+  ReadOptions::Progress progress = ReadOptions::Progress::Auto;
+  // A FIFO opened by name: wait this long for a writer before Error(IoError) (<= 0: no limit).
+  bool named_fifo = false;
+  double fifo_wait_seconds = 60;
+  Warnings warnings;
+};
+
+// A whole input in memory; line ends stay as written.
 class FileText {
  public:
-  // Reads `path` completely; Error(IoError) "cannot open FILE: ..." / "cannot read FILE: ...".
-  // When progress is on (see want_progress), the read is the first half of "reading FILE: N%".
-  static FileText load(const std::string& path, ReadOptions::Progress progress);
+  // Reads everything from `fd` (open on `path`; `st` is its fstat), once, as a stream: pipes,
+  // FIFOs and character devices work like files. Error(IoError) "cannot read FILE: ..."; text
+  // is checked as it arrives, so a binary file or /dev/zero fails at once with Error(ParseError)
+  // rather than filling memory. When progress is on (see want_progress), the read is the first
+  // half of "reading FILE: N%".
+  static FileText load(const std::string& path, int fd, const struct stat& st, const LoadSettings& settings);
+  // The same from bytes already in memory (copied), as if read from a file named `name`.
+  static FileText from_bytes(std::string_view bytes, const std::string& name, const LoadSettings& settings);
 
   const std::string& path() const { return path_; }
   const char* begin() const { return data_.get(); }
   const char* end() const { return data_.get() + size_; }
   std::size_t size() const { return size_; }
+  // The bytes are a .gbc file (LoadSettings::Content Binary, or sniffed), not text.
+  bool binary() const { return binary_; }
 
   // Progress, when enabled: `fraction` of the whole job (read + parse) done.
   bool progress_enabled() const { return progress_ != nullptr; }
@@ -59,6 +95,10 @@ class FileText {
     if (progress_) progress_->finish();
   }
 
+  // A warning, as it is ("FILE: ..." is up to the caller), or about the line holding `p`.
+  void warn(const std::string& what) const;
+  void warn_at(const char* p, const std::string& what) const;
+
   // 1-based number of the line that contains `p` (counts newlines before it).
   Index line_of(const char* p) const;
   // The number of the file's last line (for "unexpected end of file").
@@ -68,10 +108,17 @@ class FileText {
   [[noreturn]] void fail_line(Index line, const std::string& what) const;
 
  private:
+  // Checks the text in [from, to) of the bytes read so far, `line_start` being where the line
+  // that holds `from` starts; advances it. Throws Error(ParseError) for a NUL byte or a line
+  // longer than the limit.
+  void check_text(std::size_t from, std::size_t to, std::size_t& line_start, const LoadSettings& settings) const;
+
   std::string path_;
   std::unique_ptr<char[]> data_;
   std::size_t size_ = 0;
+  bool binary_ = false;
   std::unique_ptr<Progress> progress_;
+  Warnings warnings_;
 };
 
 // ---- lines -------------------------------------------------------------------------------
@@ -132,12 +179,23 @@ class Tokens {
 
 // ---- numbers -----------------------------------------------------------------------------
 
-inline bool parse_int(std::string_view s, std::int64_t& v) {
+// Why a token is not a usable integer.
+enum class IntStatus { Ok, NotInteger, OutOfRange };
+
+inline IntStatus parse_int_status(std::string_view s, std::int64_t& v) {
   if (!s.empty() && s.front() == '+') s.remove_prefix(1);
-  if (s.empty()) return false;
+  if (s.empty()) return IntStatus::NotInteger;
   auto r = std::from_chars(s.data(), s.data() + s.size(), v);
-  return r.ec == std::errc() && r.ptr == s.data() + s.size();
+  if (r.ptr != s.data() + s.size()) return IntStatus::NotInteger;
+  if (r.ec == std::errc::result_out_of_range) return IntStatus::OutOfRange;
+  return r.ec == std::errc() ? IntStatus::Ok : IntStatus::NotInteger;
 }
+
+inline bool parse_int(std::string_view s, std::int64_t& v) { return parse_int_status(s, v) == IntStatus::Ok; }
+
+// "'tok' is not an integer" or "'tok' is out of range (more than 64 bits)", for a token that
+// parse_int rejected.
+std::string not_an_integer(std::string_view token);
 
 inline bool parse_double(std::string_view s, double& v) {
   if (!s.empty() && s.front() == '+') s.remove_prefix(1);
@@ -147,7 +205,9 @@ inline bool parse_double(std::string_view s, double& v) {
   return (r.ec == std::errc() || r.ec == std::errc::result_out_of_range) && r.ptr == s.data() + s.size();
 }
 
-std::string quote(std::string_view token);  // 'token', shortened when very long
+// 'token', shortened when very long; control bytes (NUL, tab, ...) are written as escapes
+// (\0, \t, \x1b), so that a message never carries raw binary data.
+std::string quote(std::string_view token);
 
 // Loops shorter than this run on one thread (starting a team costs more than it saves).
 inline constexpr Index kParallelMin = Index(1) << 16;
@@ -235,11 +295,14 @@ enum class Symmetry { General, Symmetric, SkewSymmetric, Hermitian };
 struct CoordinateSpec {
   Index nrows = 0, ncols = 0;   // bounds (when `bounded`)
   bool bounded = true;          // false: edge lists, where n = largest id + 1
-  int base = 1;                 // 1 in Matrix Market and headerless files, 0 in edge lists
+  int base = 1;                 // 1 in Matrix Market and headerless files; 0 or 1 in edge lists
   int value_columns = 0;        // 0 pattern, 1 real/integer, 2 complex (real part kept)
   Symmetry symmetry = Symmetry::General;
   std::string_view comments = "%";
   bool commas = false;          // commas separate columns too
+  // Edge lists written by networkx: "i j {'weight': w, ...}" (value_columns 1: every line's
+  // dictionary has a 'weight'; 0: none has).
+  bool attributes = false;
   const char* columns = "i j";  // how a line looks, for messages
 };
 
@@ -248,7 +311,22 @@ struct Coordinates {
   std::vector<double> values;  // empty when value_columns == 0
   Index stored = 0;            // data lines read
   Index max_id = -1;           // largest 0-based id seen (row or column)
+  Index min_id = -1;           // smallest (-1 when there are no entries)
 };
+
+// A networkx attribute dictionary "{'weight': 2.5, 'color': 'red'}" (the text from '{' to the
+// line's end): whether it is well formed, and its 'weight' value's text when it has one.
+struct Attributes {
+  bool ok = false;
+  bool has_weight = false;
+  std::string_view weight;
+};
+Attributes parse_attributes(std::string_view dict);
+
+// Edge lists: when the first data line (at `first`) is a CSV header ("source,target" or
+// "src dst weight": 2 or 3 names, not numbers) followed by a data line of as many numbers, the
+// start of the line after it; else nullptr.
+const char* after_csv_header(const FileText& f, const char* first, std::string_view comments);
 
 // Parses the data lines of [begin, end) in parallel. Checks indices (bounded) or that ids are
 // non-negative and below kMaxEdgeListId; symmetric kinds add the mirror of off-diagonal entries.
@@ -260,11 +338,54 @@ inline constexpr Index kMaxDim = Index(1) << 62;
 // Largest vertex id an edge list may use: the columns are stored as 32-bit integers.
 inline constexpr Index kMaxEdgeListId = 2147483646;
 
+// ---- the Matrix Market banner -------------------------------------------------------------
+
+// The Matrix Market banner of a file, looked for among its leading lines (blank lines and '%' or
+// '#' comments before the first data line). Exact: "%%MatrixMarket ..." on line 1 (any case for
+// the words after it). Lenient: meant as a banner, but with one or 3+ '%', blanks after them,
+// "MatrixMarket" in another case, or after other leading lines; read with a warning. Misspelt:
+// a comment that looks like a banner but is not one (the word close to "MatrixMarket", glued to
+// the next word, or a comment of Matrix Market words such as "matrix coordinate real"); refused,
+// never read as a comment silently.
+struct BannerLine {
+  enum class Kind { None, Exact, Lenient, Misspelt } kind = Kind::None;
+  const char* where = nullptr;  // the line's start
+  std::string_view line;        // the whole line
+  std::string_view words;       // from the "MatrixMarket" word on
+  std::string deviations;       // Lenient: what is off, e.g. "it has one '%'"
+};
+BannerLine find_banner(const FileText& f);
+
+// ---- METIS ---------------------------------------------------------------------------------
+
+// A METIS header "n m [fmt [ncon]]" (the first line that is neither blank nor a '%' comment).
+struct MetisHeader {
+  Index n = 0, m = 0;
+  std::string fmt = "000";  // three digits: vertex size, vertex weights, edge weights
+  bool vsize = false, vweights = false, eweights = false;
+  Index ncon = 0;               // vertex weights per vertex
+  int tokens = 0;               // numbers on the header line
+  const char* where = nullptr;  // the header line (nullptr: no data line at all)
+  const char* body = nullptr;   // the line after it
+};
+// Parses the header; false (with *why) when the first data line is not one.
+bool parse_metis_header(const FileText& f, MetisHeader& h, std::string* why);
+
+// Whether a file with header `h` is a whole, valid METIS file, and whether the same bytes are
+// also a valid edge list (every data line as many numbers as the header, 2 or 3).
+struct MetisFit {
+  bool ok = false;
+  bool edge_list_too = false;
+};
+MetisFit metis_fit(const FileText& f, const MetisHeader& h);
+
 // Per-format readers (the text is already loaded). Each sets every field of CooData.
 CooData read_matrix_market(const FileText& f);
 CooData read_headerless(const FileText& f);
 CooData read_rodinia(const FileText& f, Index* source);
-CooData read_edge_list(const FileText& f);
-FileFormat detect_format_of(const FileText& f);
+CooData read_edge_list(const FileText& f, int base);
+CooData read_metis(const FileText& f);
+// The format of a text input; *by_name (when not null) tells whether the name decided it.
+FileFormat detect_format_of(const FileText& f, bool* by_name = nullptr);
 
 }  // namespace gbcuda::io_detail

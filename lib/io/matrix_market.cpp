@@ -1,6 +1,8 @@
 // Matrix Market reader: "%%MatrixMarket matrix coordinate|array FIELD SYMMETRY".
+#include <algorithm>
 #include <cctype>
 #include <string>
+#include <vector>
 
 #include "io/line_reader.hpp"
 
@@ -25,17 +27,57 @@ constexpr const char* kBannerShape =
     "expected '%%MatrixMarket matrix coordinate|array pattern|real|integer|complex "
     "general|symmetric|skew-symmetric|hermitian'";
 
-Banner parse_banner(const FileText& f, std::string_view line) {
-  std::string_view tok[6];
-  const int ntok = Tokens(line).split(tok, 5);
-  if (ntok == 0 || lower(tok[0]) != "%%matrixmarket") {
-    f.fail_line(1, "missing %%MatrixMarket banner; " + std::string(kBannerShape));
+// Levenshtein distance (short words only).
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
   }
-  if (ntok < 5) f.fail_line(1, "incomplete Matrix Market banner; " + std::string(kBannerShape));
-  if (ntok > 5) f.fail_line(1, "too many words in the Matrix Market banner; " + std::string(kBannerShape));
+  return row[b.size()];
+}
+
+// A comment (after its '%'s) that looks like a Matrix Market banner without being one.
+bool looks_like_banner(std::string_view words) {
+  Tokens t(words);
+  std::string_view tok;
+  if (!t.next(tok)) return false;
+  const std::string first = lower(tok);
+  constexpr std::string_view kWord = "matrixmarket";
+  if (first.size() > kWord.size() && first.compare(0, kWord.size(), kWord) == 0) return true;  // glued
+  if (first.size() <= 24 && edit_distance(first, kWord) <= 2) return true;
+  // Matrix Market words: three or more, with a format among them ("coordinate real symmetric").
+  int keywords = 0;
+  bool format = false;
+  Tokens all(words);
+  while (all.next(tok)) {
+    const std::string w = lower(tok);
+    for (const char* k : {"matrix", "coordinate", "array", "pattern", "real", "integer", "complex", "double", "general",
+                          "symmetric", "skew-symmetric", "hermitian"}) {
+      if (w == k) {
+        ++keywords;
+        format = format || w == "coordinate" || w == "array";
+      }
+    }
+  }
+  return keywords >= 3 && format;
+}
+
+Banner parse_banner(const FileText& f, const BannerLine& line) {
+  const char* at = line.where;
+  std::string_view tok[6];
+  const int ntok = Tokens(line.words).split(tok, 5);
+  if (ntok < 5) f.fail_at(at, "incomplete Matrix Market banner; " + std::string(kBannerShape));
+  if (ntok > 5) f.fail_at(at, "too many words in the Matrix Market banner; " + std::string(kBannerShape));
   const std::string object = lower(tok[1]), format = lower(tok[2]), field = lower(tok[3]), sym = lower(tok[4]);
   if (object != "matrix") {
-    f.fail_line(1, "unsupported Matrix Market object " + quote(object) + " (only 'matrix' is read)");
+    f.fail_at(at, "unsupported Matrix Market object " + quote(object) + " (only 'matrix' is read)");
   }
   Banner b;
   if (format == "coordinate") {
@@ -43,7 +85,7 @@ Banner parse_banner(const FileText& f, std::string_view line) {
   } else if (format == "array") {
     b.coordinate = false;
   } else {
-    f.fail_line(1, "unknown Matrix Market format " + quote(format) + " (expected coordinate or array)");
+    f.fail_at(at, "unknown Matrix Market format " + quote(format) + " (expected coordinate or array)");
   }
   if (field == "pattern") {
     b.value_columns = 0;
@@ -52,7 +94,7 @@ Banner parse_banner(const FileText& f, std::string_view line) {
   } else if (field == "complex") {
     b.value_columns = 2;
   } else {
-    f.fail_line(1, "unknown Matrix Market field " + quote(field) + " (expected pattern, real, integer or complex)");
+    f.fail_at(at, "unknown Matrix Market field " + quote(field) + " (expected pattern, real, integer or complex)");
   }
   if (sym == "general") {
     b.symmetry = Symmetry::General;
@@ -63,16 +105,16 @@ Banner parse_banner(const FileText& f, std::string_view line) {
   } else if (sym == "hermitian") {
     b.symmetry = Symmetry::Hermitian;
   } else {
-    f.fail_line(1, "unknown Matrix Market symmetry " + quote(sym) +
-                       " (expected general, symmetric, skew-symmetric or hermitian)");
+    f.fail_at(at, "unknown Matrix Market symmetry " + quote(sym) +
+                      " (expected general, symmetric, skew-symmetric or hermitian)");
   }
   // Combinations the Matrix Market definition does not allow.
-  if (!b.coordinate && field == "pattern") f.fail_line(1, "unsupported combination: array pattern");
+  if (!b.coordinate && field == "pattern") f.fail_at(at, "unsupported combination: array pattern");
   if (b.symmetry == Symmetry::Hermitian && field != "complex") {
-    f.fail_line(1, "unsupported combination: " + field + " hermitian (hermitian needs complex values)");
+    f.fail_at(at, "unsupported combination: " + field + " hermitian (hermitian needs complex values)");
   }
   if (b.symmetry == Symmetry::SkewSymmetric && field == "pattern") {
-    f.fail_line(1, "unsupported combination: pattern skew-symmetric");
+    f.fail_at(at, "unsupported combination: pattern skew-symmetric");
   }
   b.text = format + " " + field + " " + sym;
   return b;
@@ -93,7 +135,7 @@ const char* parse_size_line(const FileText& f, const char* p, int count, Index* 
         f.fail_at(p, std::string("bad size line: expected '") + shape + "', found " + quote(line));
       }
       for (int k = 0; k < count; ++k) {
-        if (!parse_int(tok[k], out[k])) f.fail_at(p, "bad size line: " + quote(tok[k]) + " is not an integer");
+        if (!parse_int(tok[k], out[k])) f.fail_at(p, "bad size line: " + not_an_integer(tok[k]));
         if (out[k] < 0) f.fail_at(p, "bad size line: negative size " + std::to_string(out[k]));
         if (out[k] > kMaxDim) f.fail_at(p, "bad size line: size " + std::to_string(out[k]) + " too large");
       }
@@ -110,12 +152,57 @@ struct ArrayLocal {
 
 }  // namespace
 
+BannerLine find_banner(const FileText& f) {
+  BannerLine b;
+  const char* next;
+  for (const char* p = f.begin(); p < f.end(); p = next) {
+    const std::string_view line = line_at(p, f.end(), &next);
+    const std::string_view t = trim_front(line);
+    if (t.empty() || t.front() == '#') continue;
+    if (t.front() != '%') break;  // the first data line
+    std::size_t percents = 0;
+    while (percents < t.size() && t[percents] == '%') ++percents;
+    const std::string_view words = trim_front(t.substr(percents));
+    const std::string_view word = words.substr(0, std::min(words.size(), std::string_view("MatrixMarket").size()));
+    const bool is_word = lower(word) == "matrixmarket" && (words.size() == word.size() || is_blank(words[word.size()]));
+    if (!is_word) {
+      if (!looks_like_banner(words)) continue;
+      b.kind = BannerLine::Kind::Misspelt;
+    } else {
+      std::vector<std::string> off;
+      if (percents != 2)
+        off.push_back(percents == 1 ? "it has one '%'" : "it has " + std::to_string(percents) + " '%'");
+      if (words.data() != t.data() + percents) off.push_back("blanks follow the '%'");
+      if (word != "MatrixMarket") off.push_back(quote(word) + " is not spelt 'MatrixMarket'");
+      if (p != f.begin()) off.push_back("it is on line " + std::to_string(f.line_of(p)) + ", after other lines");
+      for (std::size_t k = 0; k < off.size(); ++k)
+        b.deviations += (k == 0 ? "" : k + 1 == off.size() ? " and " : ", ") + off[k];
+      b.kind = off.empty() ? BannerLine::Kind::Exact : BannerLine::Kind::Lenient;
+    }
+    b.where = p;
+    b.line = line;
+    b.words = words;
+    return b;
+  }
+  return b;
+}
+
 CooData read_matrix_market(const FileText& f) {
   if (f.size() == 0) f.fail_line(1, "empty file; expected a %%MatrixMarket banner");
-  const char* p = f.begin();
+  const BannerLine banner = find_banner(f);
+  switch (banner.kind) {
+    case BannerLine::Kind::None: f.fail_line(1, "missing %%MatrixMarket banner; " + std::string(kBannerShape));
+    case BannerLine::Kind::Misspelt:
+      f.fail_at(banner.where, quote(banner.line) + " looks like a misspelt Matrix Market banner; " + kBannerShape);
+    case BannerLine::Kind::Lenient:
+      f.warn_at(banner.where, "read " + quote(banner.line) + " as the Matrix Market banner, although " +
+                                  banner.deviations + " (a banner is '%%MatrixMarket ...' on line 1)");
+      break;
+    case BannerLine::Kind::Exact: break;
+  }
   const char* next;
-  std::string_view first = line_at(p, f.end(), &next);
-  const Banner b = parse_banner(f, first);
+  line_at(banner.where, f.end(), &next);
+  const Banner b = parse_banner(f, banner);
 
   CooData coo;
   coo.format = FileFormat::MatrixMarket;

@@ -32,7 +32,7 @@ CooData read_headerless(const FileText& f) {
   Index size[3];
   if (Tokens(line).split(tok, 3) != 3) f.fail_at(head, "bad size line: expected 'rows cols entries', found " + quote(line));
   for (int k = 0; k < 3; ++k) {
-    if (!parse_int(tok[k], size[k])) f.fail_at(head, "bad size line: " + quote(tok[k]) + " is not an integer");
+    if (!parse_int(tok[k], size[k])) f.fail_at(head, "bad size line: " + not_an_integer(tok[k]));
     if (size[k] < 0) f.fail_at(head, "bad size line: negative size " + std::to_string(size[k]));
     if (size[k] > kMaxDim) f.fail_at(head, "bad size line: size " + std::to_string(size[k]) + " too large");
   }
@@ -99,7 +99,7 @@ CooData read_rodinia(const FileText& f, Index* source_out) {
     if (ntok > 2) throw LineError{where, "expected one or two integers, found more"};
     std::int64_t v[2] = {0, 0};
     for (int k = 0; k < ntok; ++k) {
-      if (!parse_int(tok[k], v[k])) throw LineError{where, quote(tok[k]) + " is not an integer"};
+      if (!parse_int(tok[k], v[k])) throw LineError{where, not_an_integer(tok[k])};
     }
     out.a.push_back(v[0]);
     out.b.push_back(v[1]);
@@ -204,31 +204,54 @@ CooData read_rodinia(const FileText& f, Index* source_out) {
   return coo;
 }
 
-// ---- edge lists: "src dst [weight]", 0-based ----------------------------------------------
+// ---- edge lists: "src dst [weight]", 0-based (or 1-based: `base`) ---------------------------
 
-CooData read_edge_list(const FileText& f) {
+CooData read_edge_list(const FileText& f, int base) {
   constexpr std::string_view kComments = "#%";
   CoordinateSpec spec;
   spec.bounded = false;
-  spec.base = 0;
+  spec.base = base;
   spec.comments = kComments;
   spec.commas = true;
   std::string_view line;
   const char* next;
-  // Weights are optional; the first edge line decides, and every line must agree.
+  const char* body = f.begin();
+  // A CSV header line is skipped (and said); weights are optional: the first edge line decides,
+  // and every line must agree.
   if (const char* first = first_data_line(f, f.begin(), kComments, line, &next)) {
-    std::string_view tok[4];
-    const int ntok = Tokens(line, true).split(tok, 3);
-    if (ntok != 2 && ntok != 3) {
-      f.fail_at(first, "expected 2 or 3 columns (src dst [weight]), found " + (ntok > 3 ? std::string("more") : std::to_string(ntok)));
+    if (const char* after = after_csv_header(f, first, kComments)) {
+      f.warn_at(first, "skipped the header line " + quote(line));
+      body = after;
+      first = first_data_line(f, body, kComments, line, &next);
     }
-    spec.value_columns = ntok - 2;
+    const std::size_t brace = line.find('{');
+    if (brace != std::string_view::npos) {
+      // networkx: "u v {'weight': w}" or "u v {}".
+      const Attributes a = parse_attributes(line.substr(brace));
+      if (!a.ok) f.fail_at(first, "malformed attribute dictionary " + quote(line.substr(brace)));
+      spec.attributes = true;
+      spec.value_columns = a.has_weight ? 1 : 0;
+    } else {
+      std::string_view tok[4];
+      const int ntok = Tokens(line, true).split(tok, 3);
+      if (ntok != 2 && ntok != 3) {
+        f.fail_at(first, "expected 2 or 3 columns (src dst [weight]), found " +
+                             (ntok > 3 ? std::string("more") : std::to_string(ntok)));
+      }
+      spec.value_columns = ntok - 2;
+    }
   }
   spec.columns = spec.value_columns == 0 ? "src dst, like the first edge line" : "src dst weight, like the first edge line";
-  Coordinates c = parse_coordinates(f, f.begin(), f.end(), spec);
+  Coordinates c = parse_coordinates(f, body, f.end(), spec);
+  if (base == 0 && c.min_id > 0) {
+    f.warn(f.path() +
+           ": no edge uses vertex 0, the first id of a 0-based edge list (vertex 0 is isolated); if the ids "
+           "start at 1, use index base 1 (--index-base 1)");
+  }
   CooData coo;
   coo.format = FileFormat::EdgeList;
   coo.header = spec.value_columns == 0 ? "edgelist" : "edgelist weighted";
+  if (base == 1) coo.header += " 1-based";
   coo.nrows = coo.ncols = c.max_id + 1;
   coo.rows = std::move(c.rows);
   coo.cols = std::move(c.cols);

@@ -20,8 +20,8 @@ import time
 from checker import Checker
 
 OPTIONS = ["--source", "--device", "--direction", "--format", "--transpose", "--symmetrize", "--levels",
-           "--parents", "--repeat", "--validate", "--json", "--verbose", "--help", "--kernel", "--save"]
-JSON_KEYS = ["file", "vertices", "entries", "source", "source_choice", "source_seed", "reached", "levels", "device", "backend", "direction", "kernel",
+           "--parents", "--repeat", "--validate", "--json", "--verbose", "--help", "--kernel", "--save", "--index-base"]
+JSON_KEYS = ["file", "format", "vertices", "entries", "source", "source_choice", "source_seed", "reached", "levels", "device", "backend", "direction", "kernel",
              "level_loop", "repeat", "seconds_median", "seconds_min", "gteps", "edges_traversed", "edges_counted_as",
              "validated", "level_sizes"]
 RUN_TIMEOUT = 120  # seconds for one bfs_spmv run
@@ -261,7 +261,7 @@ def test_help_and_defaults(c, tmp, matrices, gpu):
     c.check(rc == 0, "--help exits 0", f"exit {rc}; {err}")
     missing = [o for o in OPTIONS if o not in out]
     c.check(not missing, "--help mentions every option", f"missing {missing}")
-    words = ["auto", "cuda", "host", "push", "pull", "mtx", "headerless", "rodinia", "edgelist", "gbc", "kron:",
+    words = ["auto", "cuda", "host", "push", "pull", "mtx", "headerless", "rodinia", "edgelist", "gbc", "metis", "kron:",
              "grid:", "Exit codes"]
     missing = [w for w in words if w not in out]
     c.check(not missing, "--help names devices, directions, formats and exit codes", f"missing {missing}")
@@ -381,6 +381,147 @@ def test_transforms(c, tmp, matrices):
     res = c.expect_exit("edge list", [el, "--format", "edgelist", "--levels", lv, "--json"], 0, stdout_json=True)
     if isinstance(res, dict):
         c.check(read_column(lv) == [0, 1, 2, 3, -1], "edge list: levels", str(read_column(lv)))
+
+
+def run_piped(c, args, data, timeout=RUN_TIMEOUT):
+    """Runs bfs_spmv with `data` (bytes) on its stdin; returns (exit code, stdout, stderr)."""
+    try:
+        p = subprocess.run([c.exe] + args, input=data, capture_output=True, timeout=timeout)
+        return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
+    except subprocess.TimeoutExpired:
+        return None, "", f"timed out after {timeout} s"
+
+
+def test_inputs(c, tmp, matrices):
+    """Issue 9: no silent wrong answer on any input -- banners slightly off, pipes, METIS, index bases,
+    binary data. Each case checks the exit code, and for a graph read, its answer."""
+    def json_run(tag, args, code=0):
+        rc, out, err = c.run(args + ["--json", "--device", "host"])
+        if not c.check(rc == code, f"{tag}: exit {code}", f"exit {rc}; stderr: {err.strip()[-600:]}"):
+            return None, err
+        if code != 0:
+            c.check("bfs_spmv: error:" in err and out.strip() == "", f"{tag}: error on stderr only", err[-400:])
+            return None, err
+        try:
+            return json.loads(out), err
+        except ValueError as e:
+            c.check(False, f"{tag}: stdout is one JSON object", f"{e}: {out[:300]}")
+            return None, err
+
+    # A symmetric path 0-1-2: all three reached from 0. Read as a headerless general file (the old
+    # behaviour for a banner with one '%'), only vertex 0 would be.
+    path_body = "3 3 2\n2 1\n3 2\n"
+    for tag, head in [("one %", "%MatrixMarket"), ("three %", "%%%MatrixMarket"), ("space", "%% MatrixMarket"),
+                      ("after a comment", "% data set X\n%%MatrixMarket")]:
+        f = write(os.path.join(tmp, "banner.txt"), head + " matrix coordinate pattern symmetric\n" + path_body)
+        res, err = json_run(f"banner {tag}", [f])
+        if res:
+            c.check(res.get("format") == "mtx" and res.get("reached") == 3 and res.get("entries") == 4,
+                    f"banner {tag}: read as Matrix Market, symmetric", json.dumps(res)[:300])
+            c.check("bfs_spmv: warning:" in err and "Matrix Market banner" in err, f"banner {tag}: warned", err[-400:])
+    f = write(os.path.join(tmp, "typo.txt"), "%%MatrixMarkt matrix coordinate pattern symmetric\n" + path_body)
+    _, err = json_run("misspelt banner", [f], 2)
+    c.check("misspelt Matrix Market banner" in err and "--format" in err, "misspelt banner: says so", err[-400:])
+    res, err = json_run("misspelt banner with --format headerless", [f, "--format", "headerless"])
+    c.check(res is not None and res.get("format") == "headerless" and "bfs_spmv: warning:" in err,
+            "misspelt banner with --format headerless: read, warned", err[-300:])
+
+    # Pipes: the same answers with and without --format, text and .gbc.
+    karate = os.path.join(matrices, "karate.mtx")
+    data = open(karate, "rb").read()
+    for args in ([], ["--format", "mtx"]):
+        rc, out, err = run_piped(c, ["/dev/stdin", "--json", "--device", "host"] + args, data)
+        ok = c.check(rc == 0, f"karate through a pipe {args}: exit 0", f"exit {rc}; {err[-400:]}")
+        if ok:
+            res = json.loads(out)
+            c.check(res.get("format") == "mtx" and res.get("vertices") == 34 and res.get("entries") == 156,
+                    f"karate through a pipe {args}: the whole graph", json.dumps(res)[:300])
+    gbc = os.path.join(tmp, "karate.gbc")
+    if c.check(c.run([karate, "--save", gbc, "--device", "host"])[0] == 0, "karate --save"):
+        for args in ([], ["--format", "gbc"]):
+            rc, out, err = run_piped(c, ["/dev/stdin", "--json", "--device", "host"] + args, open(gbc, "rb").read())
+            ok = c.check(rc == 0, f".gbc through a pipe {args}: exit 0", f"exit {rc}; {err[-400:]}")
+            if ok:
+                res = json.loads(out)
+                c.check(res.get("format") == "gbc" and res.get("entries") == 156, f".gbc through a pipe {args}",
+                        json.dumps(res)[:300])
+    # A FIFO: opened once (a second open would hang), read whole.
+    fifo = os.path.join(tmp, "graph.fifo")
+    os.mkfifo(fifo)
+    p = subprocess.Popen([c.exe, fifo, "--json", "--device", "host"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        with open(fifo, "wb") as w:  # blocks until bfs_spmv has opened it
+            w.write(data)
+        out, err = p.communicate(timeout=RUN_TIMEOUT)
+        ok = c.check(p.returncode == 0, "karate through a FIFO: exit 0", err.decode(errors="replace")[-400:])
+        if ok:
+            c.check(json.loads(out).get("entries") == 156, "karate through a FIFO: the whole graph", out[:300])
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        c.check(False, "karate through a FIFO: finishes")
+
+    # METIS: by name, by content, by --format.
+    metis = "% triangle 1-2-3 and edge 3-4\n4 4\n2 3\n1 3\n1 2 4\n3\n"
+    for name, args in [("g.graph", []), ("g.txt", []), ("g.dat", ["--format", "metis"])]:
+        f = write(os.path.join(tmp, name), metis)
+        res, _ = json_run(f"METIS {name} {args}", [f] + args)
+        if res:
+            c.check(res.get("format") == "metis" and res.get("vertices") == 4 and res.get("entries") == 8 and
+                    res.get("reached") == 4, f"METIS {name} {args}: read as METIS", json.dumps(res)[:300])
+    f = write(os.path.join(tmp, "tri.txt"), "3 3\n2 3\n1 3\n1 2\n")
+    _, err = json_run("METIS or edge list", [f], 2)
+    c.check("METIS" in err and "edge list" in err and "--format" in err, "METIS or edge list: refused, both named",
+            err[-400:])
+
+    # Edge lists: --index-base, a CSV header, networkx lines.
+    one = write(os.path.join(tmp, "one.edges"), "1 2\n2 3\n")
+    res, err = json_run("1-based edge list, --index-base 1", [one, "--index-base", "1"])
+    if res:
+        c.check(res.get("vertices") == 3 and res.get("reached") == 3, "--index-base 1: vertices 0..2, all reached",
+                json.dumps(res)[:300])
+    res, err = json_run("1-based edge list, default base", [one])
+    if res:
+        c.check(res.get("vertices") == 4 and "no edge uses vertex 0" in err, "default base 0: warned about vertex 0",
+                err[-300:])
+    bad = write(os.path.join(tmp, "zero.edges"), "1 2\n0 1\n")
+    _, err = json_run("--index-base 1 with an id 0", [bad, "--index-base", "1"], 2)
+    c.check(":2:" in err and "vertex id 0" in err, "--index-base 1 with an id 0: names the line", err[-300:])
+    c.expect_exit("--index-base 2", [one, "--index-base", "2"], 2)
+    f = write(os.path.join(tmp, "x.csv"), "source,target\n0,1\n1,2\n")
+    res, err = json_run("CSV header", [f])
+    if res:
+        c.check(res.get("format") == "edgelist" and res.get("reached") == 3 and "skipped the header line" in err,
+                "CSV header: skipped with a warning", err[-300:])
+    f = write(os.path.join(tmp, "nx.txt"), "0 1 {'weight': 2}\n1 2 {'weight': 0.5}\n")
+    res, _ = json_run("networkx weights", [f])
+    if res:
+        c.check(res.get("format") == "edgelist" and res.get("reached") == 3, "networkx weights: read", str(res)[:300])
+    f = write(os.path.join(tmp, "nx2.txt"), "0 1 {'weight': 2}\n1 2 {}\n")
+    _, err = json_run("networkx weights on some lines only", [f], 2)
+    c.check("nx2.txt:2:" in err and "no 'weight' attribute" in err, "networkx weights on some lines only: line named",
+            err[-300:])
+
+    # Headerless with a wrong count: a headerless message.
+    f = write(os.path.join(tmp, "count.txt"), "3 3 3\n1 2\n2 3\n")
+    _, err = json_run("headerless count", [f], 2)
+    c.check("headerless" in err and "announcing 3" in err and "2 follow" in err, "headerless count: both counts",
+            err[-300:])
+
+    # Binary data and endless lines stop at once with a named line (not "out of memory").
+    rc, out, err, secs = c.run_timed(["/dev/zero", "--device", "host"])
+    c.check(rc == 2 and "NUL byte" in err and secs < 30, "/dev/zero: exit 2, NUL byte named, at once",
+            f"exit {rc} after {secs:.1f} s; {err[-300:]}")
+    rc, _, err = run_piped(c, ["/dev/stdin", "--device", "host"], b"0 1\n" + b"7" * (3 << 20))
+    c.check(rc == 2 and "/dev/stdin:2: line longer than" in err, "endless line: exit 2, names the line", err[-300:])
+    f = write(os.path.join(tmp, "big.txt"), "0 1\n1 " + "9" * 30 + "\n")
+    _, err = json_run("64-bit overflow", [f], 2)
+    c.check("out of range" in err, "a number past 64 bits is out of range", err[-300:])
+
+    # --verbose names the format.
+    rc, _, err = c.run([karate, "--device", "host", "--verbose"])
+    c.check(rc == 0 and "bfs_spmv: format: mtx (coordinate pattern symmetric)" in err, "--verbose names the format",
+            err[:400])
 
 
 def run_and_check(c, tmp, tag, path, args, exp, arcs=None):
@@ -807,6 +948,7 @@ def main():
         test_transforms(c, tmp, args.matrices)
         test_sources(c, tmp, args.matrices)
         test_outputs(c, tmp, args.matrices)
+        test_inputs(c, tmp, args.matrices)
         test_kernels(c, tmp, args.matrices, expected, gpu)
         test_generated_and_save(c, tmp, args.matrices, gpu)
     print(f"test_cli: {time.monotonic() - start:.1f} s")
