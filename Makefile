@@ -5,6 +5,7 @@
 #   TEST_TIMEOUT=s     ctest's limit per test
 #   NO_DEPS=1          skip the Debian package check (e.g. on the GPU host after `source .gpu/setup.sh`)
 #   BENCH_ARGS="..."   extra bfs_bench flags for `make bench`, e.g. --kernels all --sources 4
+#   FUZZ_SECONDS=s     how long `make fuzz` fuzzes (default 60)
 BUILD_DIR ?= build
 CMAKE_ARGS ?=
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
@@ -12,10 +13,11 @@ TEST_JOBS ?= 2
 TEST_TIMEOUT ?= 1800
 NO_DEPS ?=
 BENCH_ARGS ?=
+FUZZ_SECONDS ?= 60
 CLANG_FORMAT ?= clang-format
 FORMAT_DIRS := apps include lib tests
 
-.PHONY: all deps configure build run test sanitize bench format clean
+.PHONY: all deps configure build run test sanitize fuzz bench format clean
 
 all: build
 
@@ -46,6 +48,18 @@ sanitize:
 	ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  $(MAKE) test BUILD_DIR=build-sanitize \
 	  CMAKE_ARGS="-DGBCUDA_CUDA=OFF -DGBCUDA_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS)"
+
+# The readers' fuzz target (tests/fuzz): a host-only clang build with libFuzzer, ASan and UBSan in
+# build-fuzz/, fuzzing from the seed corpus for FUZZ_SECONDS; any crash or report fails (CI runs
+# it). Installs clang and libFuzzer when missing.
+fuzz:
+ifeq ($(NO_DEPS),)
+	scripts/install-deps.sh scripts/debian-fuzz-tools.txt
+endif
+	cmake -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ -DGBCUDA_CUDA=OFF \
+	  -DGBCUDA_FUZZ=ON -DGBCUDA_FUZZ_SECONDS=$(FUZZ_SECONDS) -DGBCUDA_TESTS=OFF -DGBCUDA_APPS=OFF -DGBCUDA_EXAMPLES=OFF
+	cmake --build build-fuzz -j$(JOBS)
+	ctest --test-dir build-fuzz -L fuzz --output-on-failure
 
 # The standard BFS suite (kron, urand, grid, randout) on the GPU with the baselines: the table on
 # stdout, every number in $(BUILD_DIR)/bench.json (plot: scripts/plot_performance.py).

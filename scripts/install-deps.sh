@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian packages listed in scripts/debian-build-tools.txt and
-# scripts/debian-packages.txt that are missing.
+# scripts/debian-packages.txt that are missing, or those of the lists given as arguments
+# (e.g. scripts/debian-fuzz-tools.txt for make fuzz).
 # Needs root (or sudo) only when something is missing.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-mapfile -t pkgs < <(cat "$root/scripts/debian-build-tools.txt" "$root/scripts/debian-packages.txt" | grep -v '^\s*#' | grep -v '^\s*$')
+lists=("$@")
+[ ${#lists[@]} -gt 0 ] || lists=("$root/scripts/debian-build-tools.txt" "$root/scripts/debian-packages.txt")
+mapfile -t pkgs < <(cat "${lists[@]}" | grep -v '^\s*#' | grep -v '^\s*$')
 missing=()
 for p in "${pkgs[@]}"; do
   # No `| grep -q` here: under pipefail an early-exiting grep can fail the pipeline (SIGPIPE).
