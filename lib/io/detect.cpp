@@ -34,10 +34,6 @@ namespace io_detail {
 
 namespace {
 
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 // Integer tokens of a line (commas separate too); returns the count, -1 when a token is not an
 // integer, or max + 1 when there are more than `max`.
 int integer_tokens(std::string_view line, std::int64_t* out, int max) {
@@ -99,14 +95,14 @@ FileFormat detect_format_of(const FileText& f, bool* by_name) {
                                 "--format to read it as another format (this line is then a comment)");
   }
   if (banner.kind != BannerLine::Kind::None) return FileFormat::MatrixMarket;
-  if (ends_with(f.path(), ".rodinia.txt")) {
+  if (std::string_view(f.path()).ends_with(".rodinia.txt")) {
     if (by_name) *by_name = true;
     return FileFormat::Rodinia;
   }
   MetisHeader metis;
   std::string not_metis;
   const bool metis_header = parse_metis_header(f, metis, &not_metis);
-  if (ends_with(f.path(), ".graph") || ends_with(f.path(), ".metis")) {
+  if (named_metis(f.path())) {
     if (metis_header) {
       if (by_name) *by_name = true;
       return FileFormat::Metis;

@@ -26,10 +26,6 @@ namespace {
   throw Error(Status::IoError, std::string("cannot ") + what + " " + path + ": " + std::strerror(err));
 }
 
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 // The descriptor a path names when it is one this process inherited: /dev/stdin, /dev/fd/N,
 // /proc/self/fd/N; -1 otherwise.
 int inherited_fd(const std::string& path) {
@@ -275,16 +271,17 @@ Input::~Input() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-namespace {
+bool named_metis(std::string_view path) { return path.ends_with(".graph") || path.ends_with(".metis"); }
 
-bool named_metis(const std::string& path) { return ends_with(path, ".graph") || ends_with(path, ".metis"); }
+namespace {
 
 LoadSettings settings_for(const std::string& path, const ReadOptions& o) {
   LoadSettings s;
   switch (o.format) {
     case FileFormat::Binary: s.content = LoadSettings::Content::Binary; break;
     case FileFormat::Auto:
-      s.content = ends_with(path, ".gbc") ? LoadSettings::Content::Binary : LoadSettings::Content::Sniff;
+      s.content =
+          std::string_view(path).ends_with(".gbc") ? LoadSettings::Content::Binary : LoadSettings::Content::Sniff;
       break;
     default: s.content = LoadSettings::Content::Text;
   }

@@ -60,6 +60,9 @@ CooData read_coo_input(const Input& in, const ReadOptions& options);
 // After a read: the warning for an index base that does not apply, and options.report.
 void finish_read(const Input& in, const ReadOptions& options, FileFormat format, const std::string& header);
 
+// Whether a file's name says METIS (*.graph, *.metis).
+bool named_metis(std::string_view path);
+
 // The format of an opened input (options.format is ignored).
 FileFormat detect_input_format(const Input& in);
 
