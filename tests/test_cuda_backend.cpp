@@ -693,7 +693,8 @@ TEST(CudaBackend, PrimitivesOverwriteOutput) {
   VectorStore<double> t = random_vector<double>(rng, 3 * n, 0.5, VectorForm::Bitmap).to(Backend::Cuda).store().clone(Backend::Cuda);
   t.values.fill_bytes_with(0xff);
   t.bitmap.fill_bytes_with(0xff);
-  cuda::gather(t, none, gbcuda::PlusTimes<double>{}, view(a.csr(Backend::Cuda)), view(u.store()), false);
+  cuda::value_pull<double>(t, none, cuda::semiring_code<gbcuda::PlusTimes<double>>(), typed(view(a.csr(Backend::Cuda))),
+                           typed(view(u.store())), false);
   VectorStore<double> th;
   host::gather(th, none, gbcuda::PlusTimes<double>{}, view(a.csr(Backend::Host)), view(uh.store()), false);
   EXPECT_EQ(t.where, Backend::Cuda);

@@ -290,6 +290,33 @@ TEST_P(OpsTest, ProductLorLandPatternEveryKernel) {
   o.kernels = kAllKernels;
   product_suite<bool>(b(), gbcuda::LorLand<bool>{}, GrB_LOR_LAND_SEMIRING_BOOL, o);
 }
+// The other built-in semirings: on CUDA the value product (pull and push, run-time coded).
+TEST_P(OpsTest, ProductPlusTimesFloat) {
+  ProductOptions o;
+  o.check = Check::Near;
+  product_suite<float>(b(), gbcuda::PlusTimes<float>{}, GrB_PLUS_TIMES_SEMIRING_FP32, o);
+}
+TEST_P(OpsTest, ProductMaxPlusInt32) {
+  product_suite<std::int32_t>(b(), gbcuda::MaxPlus<std::int32_t>{}, GrB_MAX_PLUS_SEMIRING_INT32, {});
+}
+TEST_P(OpsTest, ProductMinFirstInt64) {
+  product_suite<std::int64_t>(b(), gbcuda::MinFirst<std::int64_t>{}, GrB_MIN_FIRST_SEMIRING_INT64, {});
+}
+TEST_P(OpsTest, ProductMinSecondDouble) {
+  product_suite<double>(b(), gbcuda::MinSecond<double>{}, GrB_MIN_SECOND_SEMIRING_FP64, {});
+}
+TEST_P(OpsTest, ProductMaxSecondFloat) {
+  product_suite<float>(b(), gbcuda::MaxSecond<float>{}, GrB_MAX_SECOND_SEMIRING_FP32, {});
+}
+TEST_P(OpsTest, ProductPlusSecondInt32) {
+  product_suite<std::int32_t>(b(), gbcuda::PlusSecond<std::int32_t>{}, GxB_PLUS_SECOND_INT32, {});
+}
+TEST_P(OpsTest, ProductPlusPairInt64) {
+  product_suite<std::int64_t>(b(), gbcuda::PlusPair<std::int64_t>{}, GxB_PLUS_PAIR_INT64, {});
+}
+TEST_P(OpsTest, ProductMinSecondIInt64) {
+  product_suite<std::int64_t>(b(), gbcuda::MinSecondI<std::int64_t>{}, GxB_MIN_SECONDI_INT64, {});
+}
 TEST_P(OpsTest, ProductUserSemiring) {
   auto s = gbcuda::make_semiring(gbcuda::make_monoid<double>(user_max, -std::numeric_limits<double>::infinity()),
                                  gbcuda::make_binary_op<double>(user_mul));

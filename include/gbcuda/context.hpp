@@ -37,6 +37,12 @@ struct HostWaits {
 };
 HostWaits host_waits();
 
+// How many operations on the CUDA backend ran on host copies instead (their inputs copied to
+// the host, the result copied back): those with user-defined operators, or a combination of
+// operator and types the CUDA backend does not compile. Every built-in semiring, monoid and
+// operator over the value types runs on the GPU; take the difference of two readings to check.
+std::uint64_t host_fallbacks();
+
 // The CUDA stream (a cudaStream_t) every gbcuda operation is enqueued on, so that a program can
 // order its own CUDA work with the library's. nullptr in a build without CUDA.
 void* cuda_stream();

@@ -13,8 +13,9 @@
 // CUDA backend does not instantiate (user-defined ones) run on host copies, transparently.
 // On the CUDA backend an operation is enqueued on the library's stream and returns without
 // waiting for the GPU; counts stay in device memory until the caller asks (Vector::nvals).
-// Types: w's type is the semiring's (or operator's) result type; value semirings on CUDA expect
-// A, u and w of one type (other combinations run on the host).
+// Types: a product's A, u and w may be of any value types: A's and u's values are cast to the
+// semiring's type as they are read, the result to w's (GraphBLAS typecasting, cast_to), on both
+// backends. Element-wise operations on CUDA expect one type (other combinations run on the host).
 #include <algorithm>
 #include <memory>
 #include <optional>
@@ -225,12 +226,34 @@ void host_trace(VectorStore<TZ>& t, const Vector<TU>& u, const Csr<TA>& push, bo
   t.trace_of = push.row_ptr.data();
 }
 
-template <class S, class TA, class TU, class TW>
-void product(Vector<TW>& w, const PreparedMask& pm, const S& s, const Matrix<TA>& A, bool transposed,
-             const Vector<TU>& u, bool u_first, const Descriptor& d) {
-  static_assert(std::is_same_v<TW, typename S::value_type>, "w must have the semiring's value type");
+// The CUDA value product's push/pull choice: the library's policy (product_policy.hpp) on what the
+// host knows without waiting for the GPU: u's form, and its count when the host has it (a push
+// would walk about count x the average row length). A count still on the device leaves the
+// form to decide: a Sparse u (under 1/32 full when it was formed) is pushed.
+template <class TU>
+bool value_pulls(const Vector<TU>& u, Index push_nnz, Index push_nrows, const PreparedMask& pm, const Descriptor& d,
+                 Index n_out) {
+  const ProductPolicy p = policy_for_call(ProductPolicy{}, d.direction, d.kernel, d.alpha, d.beta);
+  if (p.forced != ProductKernel::Auto) return p.forced == ProductKernel::Pull;
+  const auto& us = u.store();
+  if (us.count_on_device) return us.form != VectorForm::Sparse && d.direction != Direction::Push;
+  FrontierInfo info;
+  info.frontier_size = us.nvals;
+  info.n = n_out;
+  info.frontier_edges = Index(double(us.nvals) * double(push_nnz) / double(std::max<Index>(1, push_nrows)));
+  Index allowed = n_out;
+  if (pm.counted && pm.count_dev == nullptr) allowed = pm.view.complement ? n_out - pm.count : pm.count;
+  info.unexplored_edges = n_out > 0 ? Index(double(push_nnz) * double(allowed) / double(n_out)) : 0;
+  return choose_product_kernel(p, info) == ProductKernel::Pull;
+}
+
+// t = op(A)*u (or u'*op(A)) into t of the semiring's type, in t's backend (u already there).
+template <class S, class TA, class TU>
+void product(Vector<typename S::value_type>& w, const PreparedMask& pm, const S& s, const Matrix<TA>& A,
+             bool transposed, const Vector<TU>& u, bool u_first, const Descriptor& d) {
+  using Z = typename S::value_type;
   const Backend b = w.backend();
-  VectorStore<TW> t;
+  VectorStore<Z> t;
   std::optional<Vector<TU>> u_hold;
 #if GBCUDA_HAVE_CUDA
   if (b == Backend::Cuda) {
@@ -261,13 +284,18 @@ void product(Vector<TW>& w, const PreparedMask& pm, const S& s, const Matrix<TA>
         return;
       }
     }
-    if constexpr (cuda_supports_semiring<S, TA, TU>()) {          // value semirings: the gather
-      const Matrix<TA>& rows_m = transposed ? A.transpose() : A;  // rows of op(A)
-      const Vector<TU>& ug = u.form() == VectorForm::Sparse ? in_form(u, VectorForm::Bitmap, u_hold) : u;
-      auto a = view(rows_m.csr(b));
-      auto x = view(ug.store());
-      if constexpr (is_structural_v<S>) cuda::gather(t, pm.view, s, value_free(a), value_free(x), u_first);
-      else cuda::gather(t, pm.view, s, a, x, u_first);
+    if constexpr (cuda_supports_semiring<S, TA, TU>()) {  // every other built-in semiring: the value product
+      constexpr cuda::SemiringCode code = cuda::semiring_code<S>();
+      const Index push_nrows = transposed ? A.nrows() : A.ncols();
+      if (value_pulls(u, A.nvals(), push_nrows, pm, d, w.size())) {
+        const Vector<TU>& ug = u.form() == VectorForm::Sparse ? in_form(u, VectorForm::Bitmap, u_hold) : u;
+        cuda::value_pull<Z>(t, pm.view, code, typed(view(pull_rows<S>(A, transposed).csr(b))), typed(view(ug.store())),
+                            u_first);
+      } else {
+        const Vector<TU>& us = in_form(u, VectorForm::Sparse, u_hold);
+        cuda::value_push<Z>(t, pm.view, code, typed(view(push_rows<S>(A, transposed).csr(b))), typed(view(us.store())),
+                            u_first);
+      }
       w.store() = std::move(t);
     }
     return;
@@ -290,9 +318,37 @@ void product(Vector<TW>& w, const PreparedMask& pm, const S& s, const Matrix<TA>
   w.store() = std::move(t);
 }
 
+// A result of type Z as type T (GraphBLAS typecasting, cast_to), in its own backend; t's arrays
+// are taken over.
+template <class T, class Z>
+VectorStore<T> cast_store(VectorStore<Z>&& t) {
+  VectorStore<T> o;
+  o.n = t.n;
+  o.where = t.where;
+  o.form = t.form;
+  o.nvals = t.nvals;
+  o.count_on_device = t.count_on_device;
+  o.tally = std::move(t.tally);
+  o.jumbled = t.jumbled;
+  o.indices = std::move(t.indices);
+  o.bitmap = std::move(t.bitmap);
+  const Index len = Index(t.values.size());
+  o.values = Array<T>(static_cast<std::size_t>(len), t.where);
+  if (t.where == Backend::Host) {
+    const Z* in = t.values.data();
+    T* out = o.values.data();
+    host::util::for_each_index(len, host::util::kParallelMin, [&](Index p) { out[p] = cast_to<T>(in[p]); });
+  }
+#if GBCUDA_HAVE_CUDA
+  else if constexpr (is_value_type_v<T> && is_value_type_v<Z>) cuda::cast_values<T>(o.values.data(), typed_values(t.values.data()), len);
+#endif
+  return o;
+}
+
 template <class TW, class MaskArg, class Accum, class S, class TA, class TU>
 void product_op(Vector<TW>& w, const MaskArg& mask, const Accum& accum, const S& s, const Matrix<TA>& A,
                 const Vector<TU>& u, const Descriptor& d, bool is_vxm) {
+  using Z = typename S::value_type;
   const bool transposed = is_vxm != d.transpose_a;  // walk the rows of op(A)
   const Index out_n = transposed ? A.ncols() : A.nrows();
   const Index in_n = transposed ? A.nrows() : A.ncols();
@@ -303,6 +359,7 @@ void product_op(Vector<TW>& w, const MaskArg& mask, const Accum& accum, const S&
   if constexpr (!(GBCUDA_HAVE_CUDA && cuda_supports_semiring<S, TA, TU>() && cuda_supports_accum<Accum, TW>()))
     on_cuda_ok = false;
   if (b == Backend::Cuda && !on_cuda_ok) {  // run on host copies
+    note_host_fallback();
     Vector<TW> wh = w.to(Backend::Host);
     product_op(wh, mask_to_host(mask), accum, s, A, u.to(Backend::Host), d, is_vxm);
     w = wh.to(Backend::Cuda);
@@ -311,9 +368,13 @@ void product_op(Vector<TW>& w, const MaskArg& mask, const Accum& accum, const S&
   std::optional<Vector<TU>> u_hold;
   const Vector<TU>& ub = in_backend(u, b, u_hold);
   PreparedMask pm = prepare_mask(mask, d, b, out_n);
-  Vector<TW> t(out_n, b);
+  Vector<Z> t(out_n, b);
   product(t, pm, s, A, transposed, ub, is_vxm, d);
-  merge_into(w, pm.view, accum, t.store(), d.replace);
+  if constexpr (std::is_same_v<Z, TW>) merge_into(w, pm.view, accum, t.store(), d.replace);
+  else {
+    VectorStore<TW> tw = cast_store<TW>(std::move(t.store()));
+    merge_into(w, pm.view, accum, tw, d.replace);
+  }
 }
 
 }  // namespace detail
@@ -335,6 +396,7 @@ void assign(Vector<T>& w, const MaskArg& mask, const Accum& accum, T scalar, con
   const Backend b = w.backend();
   if constexpr (!(GBCUDA_HAVE_CUDA && detail::cuda_supports_accum<Accum, T>())) {
     if (b == Backend::Cuda) {
+      detail::note_host_fallback();
       Vector<T> wh = w.to(Backend::Host);
       assign(wh, detail::mask_to_host(mask), accum, scalar, d);
       w = wh.to(Backend::Cuda);
@@ -359,6 +421,7 @@ void assign(Vector<T>& w, const MaskArg& mask, const Accum& accum, const Vector<
   const Backend b = w.backend();
   if constexpr (!(GBCUDA_HAVE_CUDA && detail::cuda_supports_accum<Accum, T>())) {
     if (b == Backend::Cuda) {
+      detail::note_host_fallback();
       Vector<T> wh = w.to(Backend::Host);
       assign(wh, detail::mask_to_host(mask), accum, u.to(Backend::Host), d);
       w = wh.to(Backend::Cuda);
@@ -391,6 +454,7 @@ void apply(Vector<TW>& w, const MaskArg& mask, const Accum& accum, const Op& op,
   if constexpr (!(GBCUDA_HAVE_CUDA && detail::cuda_supports_unary_op<Op, TU>() && std::is_same_v<TW, TU> &&
                   detail::cuda_supports_accum<Accum, TW>())) {
     if (b == Backend::Cuda) {
+      detail::note_host_fallback();
       Vector<TW> wh = w.to(Backend::Host);
       apply(wh, detail::mask_to_host(mask), accum, op, u.to(Backend::Host), d);
       w = wh.to(Backend::Cuda);
@@ -420,6 +484,7 @@ void ewise_op(Vector<TW>& w, const MaskArg& mask, const Accum& accum, const Op& 
   if constexpr (!(GBCUDA_HAVE_CUDA && cuda_supports_binary_op<Op, TW>() && std::is_same_v<TW, TU> &&
                   std::is_same_v<TW, TV> && cuda_supports_accum<Accum, TW>())) {
     if (b == Backend::Cuda) {
+      note_host_fallback();
       Vector<TW> wh = w.to(Backend::Host);
       ewise_op(wh, mask_to_host(mask), accum, op, u.to(Backend::Host), v.to(Backend::Host), d, is_union);
       w = wh.to(Backend::Cuda);
@@ -458,6 +523,7 @@ typename Monoid::value_type reduce(const Monoid& mon, const Vector<T>& u) {
 #if GBCUDA_HAVE_CUDA
   if constexpr (detail::cuda_supports_monoid<Monoid, T>()) return detail::cuda::reduce(mon, detail::view(u.store()));
 #endif
+  detail::note_host_fallback();
   Vector<T> uh = u.to(Backend::Host);
   return detail::host::reduce(mon, detail::view(uh.store()));
 }

@@ -34,13 +34,13 @@ GBCUDA_HD T multiply_values(T x, T y) {
       return EXPR;                                                     \
     }                                                                  \
   };
-GBCUDA_BINARY_OP(Plus, T(x) + T(y), true, true)
-GBCUDA_BINARY_OP(Minus, T(x) - T(y), true, true)
-GBCUDA_BINARY_OP(Times, multiply_values(T(x), T(y)), true, true)
-GBCUDA_BINARY_OP(Min, T(y) < T(x) ? T(y) : T(x), true, true)
-GBCUDA_BINARY_OP(Max, T(x) < T(y) ? T(y) : T(x), true, true)
-GBCUDA_BINARY_OP(First, T(x), true, false)
-GBCUDA_BINARY_OP(Second, T(y), false, true)
+GBCUDA_BINARY_OP(Plus, cast_to<T>(x) + cast_to<T>(y), true, true)
+GBCUDA_BINARY_OP(Minus, cast_to<T>(x) - cast_to<T>(y), true, true)
+GBCUDA_BINARY_OP(Times, multiply_values(cast_to<T>(x), cast_to<T>(y)), true, true)
+GBCUDA_BINARY_OP(Min, cast_to<T>(y) < cast_to<T>(x) ? cast_to<T>(y) : cast_to<T>(x), true, true)
+GBCUDA_BINARY_OP(Max, cast_to<T>(x) < cast_to<T>(y) ? cast_to<T>(y) : cast_to<T>(x), true, true)
+GBCUDA_BINARY_OP(First, cast_to<T>(x), true, false)
+GBCUDA_BINARY_OP(Second, cast_to<T>(y), false, true)
 GBCUDA_BINARY_OP(Pair, T(1), false, false)
 GBCUDA_BINARY_OP(Lor, T((x != X(0)) || (y != Y(0))), true, true)
 GBCUDA_BINARY_OP(Land, T((x != X(0)) && (y != Y(0))), true, true)
@@ -73,9 +73,9 @@ struct SecondI {
       return EXPR;                                \
     }                                             \
   };
-GBCUDA_UNARY_OP(Identity, T(x))
-GBCUDA_UNARY_OP(AdditiveInverse, T(-T(x)))
-GBCUDA_UNARY_OP(Abs, T(x) < T(0) ? T(-T(x)) : T(x))
+GBCUDA_UNARY_OP(Identity, cast_to<T>(x))
+GBCUDA_UNARY_OP(AdditiveInverse, T(-cast_to<T>(x)))
+GBCUDA_UNARY_OP(Abs, cast_to<T>(x) < T(0) ? T(-cast_to<T>(x)) : cast_to<T>(x))
 GBCUDA_UNARY_OP(One, T(1))
 GBCUDA_UNARY_OP(LogicalNot, T(!(x != X(0))))
 #undef GBCUDA_UNARY_OP
@@ -201,6 +201,13 @@ template <class T = bool> using LorLand = Semiring<LorMonoid<T>, Land<T>>;
 template <class T = bool> using AnyPair = Semiring<AnyMonoid<T>, Pair<T>>;
 template <class T = Index> using AnySecondI = Semiring<AnyMonoid<T>, SecondI<T>>;
 template <class T> using MinSecondI = Semiring<MinMonoid<T>, SecondI<T>>;
+template <class T> using PlusPair = Semiring<PlusMonoid<T>, Pair<T>>;  // counts terms (triangles)
+template <class T> using MinFirst = Semiring<MinMonoid<T>, First<T>>;
+template <class T> using MinSecond = Semiring<MinMonoid<T>, Second<T>>;
+template <class T> using MaxFirst = Semiring<MaxMonoid<T>, First<T>>;
+template <class T> using MaxSecond = Semiring<MaxMonoid<T>, Second<T>>;
+template <class T> using PlusFirst = Semiring<PlusMonoid<T>, First<T>>;
+template <class T> using PlusSecond = Semiring<PlusMonoid<T>, Second<T>>;
 
 // Accumulator placeholder: "no accumulator" (GrB_NULL).
 struct NoAccum {};

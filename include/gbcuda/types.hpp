@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "gbcuda/config.hpp"
 
@@ -18,6 +19,24 @@ namespace gbcuda {
 using Index = std::int64_t;   // sizes, counts and vertex ids in the public API
 using Offset = std::int64_t;  // CSR row offsets (more than 2^31 entries are allowed)
 using Vid = std::int32_t;     // stored column indices (vertices < 2^31)
+
+// A value converted to another type the way GraphBLAS typecasts (GB_cast): to bool, x != 0;
+// from a floating type to an integer one, NaN gives 0 and values past the range saturate (a C
+// cast would be undefined there); otherwise the C conversion.
+template <class To, class From>
+GBCUDA_HD constexpr To cast_to(From x) {
+  if constexpr (std::is_same_v<To, From>) return x;
+  else if constexpr (std::is_same_v<To, bool>) return x != From(0);
+  else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
+    // The range written out: std::numeric_limits is not callable from device code.
+    constexpr To lo = std::is_signed_v<To> ? To(To(1) << (sizeof(To) * 8 - 1)) : To(0);
+    constexpr To hi = To(~lo);
+    if (x != x) return To(0);
+    if (x <= From(lo)) return lo;
+    if (x >= From(hi)) return hi;
+    return To(x);
+  } else return To(x);
+}
 
 // Where data lives and operations run.
 enum class Backend { Host, Cuda };

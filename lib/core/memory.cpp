@@ -22,6 +22,7 @@ namespace {
 
 std::atomic<std::uint64_t> g_reads{0};
 std::atomic<std::uint64_t> g_syncs{0};
+std::atomic<std::uint64_t> g_host_fallbacks{0};
 
 std::string mib(std::size_t bytes) { return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MiB"; }
 
@@ -74,6 +75,7 @@ void* library_stream() {
 }
 
 void note_synchronization() noexcept { g_syncs.fetch_add(1, std::memory_order_relaxed); }
+void note_host_fallback() noexcept { g_host_fallbacks.fetch_add(1, std::memory_order_relaxed); }
 
 void* allocate_bytes(std::size_t bytes, Backend where) {
   if (bytes == 0) return nullptr;
@@ -205,6 +207,8 @@ void* Scratch::take(std::size_t bytes) {
 HostWaits host_waits() {
   return {detail::g_reads.load(std::memory_order_relaxed), detail::g_syncs.load(std::memory_order_relaxed)};
 }
+
+std::uint64_t host_fallbacks() { return detail::g_host_fallbacks.load(std::memory_order_relaxed); }
 
 void* cuda_stream() { return detail::library_stream(); }
 

@@ -31,6 +31,8 @@ void* library_stream();
 // Counted host waits, for waits the library makes outside copy_bytes/synchronize (e.g. on an
 // event).
 void note_synchronization() noexcept;
+// Counts an operation on the CUDA backend that ran on host copies (gbcuda::host_fallbacks()).
+void note_host_fallback() noexcept;
 
 // Device scratch memory for the temporaries of one operation (masks, counters, CUB's temporary
 // storage, ...): take() hands out pieces in order, and the scope gives them all back when it

@@ -23,15 +23,16 @@ namespace gbcuda::detail {
 
 // Signatures (documentation; the definitions live in each backend's namespace):
 //
-// gather: t(i) = ADD_k MUL(x, y, k) over the stored entries (i,k) of `rows`, where u(k) present;
+// gather (host; the CUDA backend's pulls are cuda::bool_product and cuda::value_pull):
+//         t(i) = ADD_k MUL(x, y, k) over the stored entries (i,k) of `rows`, where u(k) present;
 //         x = rows(i,k), y = u(k) when !u_first, else x = u(k), y = rows(i,k).
 //         u is Bitmap or Dense. Monoids with a terminal value stop a row early.
 //   template <class S, class TA, class TU>
 //   void gather(VectorStore<typename S::value_type>& t, const MaskView& m, const S& s,
 //               const CsrView<TA>& rows, const VecView<TU>& u, bool u_first);
 //
-// scatter (host backend; the CUDA backend's push is cuda::bool_product, for the boolean
-//         semirings only): same result as gather over the transpose: for each entry k of u (Sparse), for each
+// scatter (host; the CUDA backend's pushes are cuda::bool_product and cuda::value_push): same
+//         result as gather over the transpose: for each entry k of u (Sparse), for each
 //         stored (k, j) of `cols`, t(j) = ADD(t(j), MUL(...)). u is Sparse.
 //   template <class S, class TA, class TU>
 //   void scatter(VectorStore<typename S::value_type>& t, const MaskView& m, const S& s,
@@ -75,29 +76,12 @@ inline constexpr bool is_arith_type_v = is_value_type_v<T> && !std::is_same_v<T,
 
 // The boolean semirings whose CUDA products run on the frontier kernels (cuda::bool_product):
 // AnyPair<bool> and AnySecondI<int32/int64> read no values; LorLand<bool> reads u's (its matrix
-// must be a pattern of true values, else it takes the gather like a value semiring).
+// must be a pattern of true values, else it takes the value product like any other semiring).
 template <class S>
 inline constexpr bool is_bool_product_v =
     std::is_same_v<S, AnyPair<bool>> || std::is_same_v<S, LorLand<bool>> ||
     std::is_same_v<S, AnySecondI<std::int32_t>> || std::is_same_v<S, AnySecondI<std::int64_t>>;
 
-// Semirings: PlusTimes/MinPlus/MaxPlus<T> (T not bool, TA = TU = T), LorLand<bool> (TA = TU = bool),
-// and the structural AnyPair<bool>, AnySecondI<int32/int64> (any TA, TU: values are not read; the
-// public layer passes their views as CsrView<bool>/VecView<bool> with null values, so CUDA
-// instantiates those with TA = TU = bool only).
-template <class S, class TA, class TU>
-constexpr bool cuda_supports_semiring() {
-  using Z = typename S::value_type;
-  if constexpr (!S::builtin) return false;
-  else if constexpr (std::is_same_v<S, AnyPair<bool>> || std::is_same_v<S, AnySecondI<std::int32_t>> ||
-                     std::is_same_v<S, AnySecondI<std::int64_t>>)
-    return is_value_type_v<TA> && is_value_type_v<TU>;
-  else if constexpr (std::is_same_v<S, LorLand<bool>>) return std::is_same_v<TA, bool> && std::is_same_v<TU, bool>;
-  else if constexpr (is_arith_type_v<Z> && (std::is_same_v<S, PlusTimes<Z>> || std::is_same_v<S, MinPlus<Z>> ||
-                                            std::is_same_v<S, MaxPlus<Z>>))
-    return std::is_same_v<TA, Z> && std::is_same_v<TU, Z>;
-  else return false;
-}
 // Binary ops instantiated for merge (accumulators) and ewise, each with T in and out:
 // Plus Minus Times Min Max First Second Pair Lor Land.
 template <class Op, class T>
@@ -122,6 +106,24 @@ constexpr bool cuda_supports_unary_op() {
     return std::is_same_v<Op, Identity<T>> || std::is_same_v<Op, AdditiveInverse<T>> || std::is_same_v<Op, Abs<T>> ||
            std::is_same_v<Op, One<T>> || std::is_same_v<Op, LogicalNot<T>>;
 }
+// Semirings: every one made of a built-in monoid over Z (a value type) and a built-in multiply
+// over Z (one of the binary operators above, or SecondI<Z>), with A and u of any value types:
+// the CUDA value product (value_product.cu) typecasts them to Z as it reads them, and the
+// operation casts its result to w's type. The boolean semirings (is_bool_product_v) run on the
+// frontier kernels when their matrix is a pattern, else on the value product too.
+template <class M>
+struct is_builtin_monoid : std::false_type {};
+template <class T, MonoidKind K>
+struct is_builtin_monoid<BuiltinMonoid<T, K>> : std::true_type {};
+template <class S, class TA, class TU>
+constexpr bool cuda_supports_semiring() {
+  using Z = typename S::value_type;
+  if constexpr (!S::builtin || !is_value_type_v<TA> || !is_value_type_v<TU> || !is_value_type_v<Z>) return false;
+  else if constexpr (!is_builtin_monoid<typename S::add_type>::value) return false;
+  else
+    return cuda_supports_binary_op<typename S::mul_type, Z>() || std::is_same_v<typename S::mul_type, SecondI<Z>>;
+}
+
 // Monoids for reduce: the built-in ones over T.
 template <class Mon, class T>
 constexpr bool cuda_supports_monoid() {

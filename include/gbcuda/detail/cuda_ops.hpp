@@ -8,10 +8,53 @@
 
 namespace gbcuda::detail::cuda {
 
-// gather: the value semirings' masked SpMV (gather.cu).
-template <class S, class TA, class TU>
-void gather(VectorStore<typename S::value_type>& t, const MaskView& m, const S& s, const CsrView<TA>& rows,
-            const VecView<TU>& u, bool u_first);
+// The value product (value_product.cu): w = A*u over any semiring cuda_supports_semiring
+// accepts, operands of any value type read as the semiring's type Z. The semiring travels as
+// run-time codes, so each kernel is compiled once per Z.
+enum class MulCode : std::int8_t { Plus, Minus, Times, Min, Max, First, Second, Pair, Lor, Land, SecondI };
+template <class Op, class Z>
+constexpr MulCode mul_code() {
+  if constexpr (std::is_same_v<Op, Plus<Z>>) return MulCode::Plus;
+  else if constexpr (std::is_same_v<Op, Minus<Z>>) return MulCode::Minus;
+  else if constexpr (std::is_same_v<Op, Times<Z>>) return MulCode::Times;
+  else if constexpr (std::is_same_v<Op, Min<Z>>) return MulCode::Min;
+  else if constexpr (std::is_same_v<Op, Max<Z>>) return MulCode::Max;
+  else if constexpr (std::is_same_v<Op, First<Z>>) return MulCode::First;
+  else if constexpr (std::is_same_v<Op, Second<Z>>) return MulCode::Second;
+  else if constexpr (std::is_same_v<Op, Pair<Z>>) return MulCode::Pair;
+  else if constexpr (std::is_same_v<Op, Lor<Z>>) return MulCode::Lor;
+  else if constexpr (std::is_same_v<Op, Land<Z>>) return MulCode::Land;
+  else {
+    static_assert(std::is_same_v<Op, SecondI<Z>>, "multiply operator not offered by the CUDA value product");
+    return MulCode::SecondI;
+  }
+}
+struct SemiringCode {
+  MonoidKind add = MonoidKind::Plus;
+  MulCode mul = MulCode::Times;
+  bool reads_x = true;  // the multiply reads its first operand's value
+  bool reads_y = true;  // ... its second's
+};
+template <class S>
+constexpr SemiringCode semiring_code() {
+  using Z = typename S::value_type;
+  return {S::add_type::kind, mul_code<typename S::mul_type, Z>(), S::mul_type::uses_x, S::mul_type::uses_y};
+}
+// pull: t(i) = ADD_k MUL(...) over the stored (i,k) of `rows` where u(k) is present and the mask
+// allows i; u Bitmap or Dense. Rows are shared out by length: a tile of threads per ordinary
+// row (1, 8 or 32 by the average length), long rows split into chunks over whole blocks.
+// t: Bitmap, count in device memory.
+template <class Z>
+void value_pull(VectorStore<Z>& t, const MaskView& m, const SemiringCode& s, const TypedCsr& rows, const TypedVec& u,
+                bool u_first);
+// push: the same product from u's entries: for each entry k of u (Sparse), each stored (k, j)
+// of `cols` adds its term into t(j), the edges spread evenly over the threads. t: Bitmap.
+template <class Z>
+void value_push(VectorStore<Z>& t, const MaskView& m, const SemiringCode& s, const TypedCsr& cols, const TypedVec& u,
+                bool u_first);
+// out[p] = cast_to<To>(in.get(p)) for p < count.
+template <class To>
+void cast_values(To* out, const TypedValues& in, Index count);
 
 // The boolean masked product (lib/cuda/product/product.cu): the CUDA backend of vxm/mxv over
 // LorLand, AnyPair and AnySecondI. What the call provides besides t, the mask and u:

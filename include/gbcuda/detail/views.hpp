@@ -2,6 +2,7 @@
 // Plain views of matrix and vector storage handed to the backends' kernels, and the normalized
 // mask. A view's pointers are in the backend's own memory (host or device).
 #include <cstdint>
+#include <type_traits>
 
 #include "gbcuda/matrix.hpp"
 #include "gbcuda/types.hpp"
@@ -56,6 +57,86 @@ struct MaskView {
   GBCUDA_HD Index list_count() const { return list_size_dev ? *list_size_dev : list_size; }
   GBCUDA_HD bool allows(Index i) const { return bitmap ? ((bitmap[i] != 0) != complement) : !complement; }
 };
+
+// The value types as a run-time code, for kernels that read operands of any type and typecast
+// them (one kernel per result type instead of one per combination of operand types).
+enum class ValueType : std::int8_t { Bool, Int32, Int64, Float, Double };
+template <class T>
+constexpr ValueType value_type_code() {
+  if constexpr (std::is_same_v<T, bool>) return ValueType::Bool;
+  else if constexpr (std::is_same_v<T, std::int32_t>) return ValueType::Int32;
+  else if constexpr (std::is_same_v<T, std::int64_t>) return ValueType::Int64;
+  else if constexpr (std::is_same_v<T, float>) return ValueType::Float;
+  else {
+    static_assert(std::is_same_v<T, double>, "not one of the value types");
+    return ValueType::Double;
+  }
+}
+
+// Values of any value type, read as Z with GraphBLAS typecasting (cast_to). values == nullptr:
+// every value is the iso value (kept in both an integer and a floating form so no cast loses it).
+struct TypedValues {
+  const void* values = nullptr;
+  ValueType type = ValueType::Bool;
+  std::int64_t iso_int = 1;
+  double iso_float = 1.0;
+  template <class Z>
+  GBCUDA_HD Z get(Index p) const {
+    switch (type) {
+      case ValueType::Bool: return cast_to<Z>(values ? static_cast<const bool*>(values)[p] : iso_int != 0);
+      case ValueType::Int32: return cast_to<Z>(values ? static_cast<const std::int32_t*>(values)[p] : std::int32_t(iso_int));
+      case ValueType::Int64: return cast_to<Z>(values ? static_cast<const std::int64_t*>(values)[p] : iso_int);
+      case ValueType::Float: return cast_to<Z>(values ? static_cast<const float*>(values)[p] : float(iso_float));
+      case ValueType::Double: break;
+    }
+    return cast_to<Z>(values ? static_cast<const double*>(values)[p] : iso_float);
+  }
+};
+template <class T>
+TypedValues typed_values(const T* values, T iso = T(1)) {
+  TypedValues v;
+  v.values = values;
+  v.type = value_type_code<T>();
+  if constexpr (std::is_floating_point_v<T>) {
+    v.iso_float = double(iso);
+    v.iso_int = cast_to<std::int64_t>(iso);
+  } else {
+    v.iso_int = std::int64_t(iso);
+    v.iso_float = double(iso);
+  }
+  return v;
+}
+
+// A CSR whose values are of any value type.
+struct TypedCsr {
+  Index nrows = 0;
+  Index ncols = 0;
+  Offset nnz = 0;
+  const Offset* row_ptr = nullptr;
+  const Vid* col_idx = nullptr;
+  TypedValues values;
+};
+// A vector whose values are of any value type (values.values == nullptr: not read).
+struct TypedVec {
+  Index n = 0;
+  VectorForm form = VectorForm::Sparse;
+  Index nvals = 0;
+  const Index* nvals_dev = nullptr;
+  const Vid* indices = nullptr;
+  const std::uint8_t* bitmap = nullptr;
+  Index capacity = 0;
+  TypedValues values;
+  GBCUDA_HD bool present(Index i) const { return form == VectorForm::Dense || bitmap[i] != 0; }
+  GBCUDA_HD Index count() const { return nvals_dev ? *nvals_dev : nvals; }
+};
+template <class T>
+TypedCsr typed(const CsrView<T>& a) {
+  return {a.nrows, a.ncols, a.nnz, a.row_ptr, a.col_idx, typed_values(a.values, a.iso)};
+}
+template <class T>
+TypedVec typed(const VecView<T>& x) {
+  return {x.n, x.form, x.nvals, x.nvals_dev, x.indices, x.bitmap, x.capacity, typed_values(x.values)};
+}
 
 template <class T>
 CsrView<T> view(const Csr<T>& a) {

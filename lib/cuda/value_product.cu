@@ -1,0 +1,557 @@
+// The value product: w = A*u (or u'*A) over any built-in semiring, masked or not, operands of any
+// value type typecast to the semiring's type Z as they are read (GraphBLAS's rule). The semiring
+// is a run-time code (SemiringCode), so each kernel is compiled once per Z; the switches it
+// costs are uniform across a warp.
+//
+// pull (u Bitmap or Dense): a tile of G threads per row of `rows` (G = 1, 8 or 32 by the average
+//   row length; a monoid with a terminal value stops a row early). Rows of kLongRow entries or
+//   more are not left to one tile (a Kronecker hub of 10^5 entries would keep one warp busy
+//   long after the rest finished): the tile lists them, and a second pass cuts them into
+//   chunks of kChunk entries spread over every block, each chunk's block sum combined into
+//   the row with one atomic.
+// push (u Sparse): the edges of u's entries are numbered by a scan of their lengths and spread
+//   evenly over the threads (a thread finds its entry by binary search); each term is combined
+//   into its output position with an atomic of the monoid.
+// Output: Bitmap, its count in device memory. Sums combined by atomics (long rows, push) are in
+// no fixed order: floating-point results may differ in the last bits from a sequential sum.
+#include <cooperative_groups.h>
+
+#include <cub/cub.cuh>
+
+#include "internal.cuh"
+
+namespace gbcuda::detail::cuda {
+namespace {
+
+namespace cg = cooperative_groups;
+
+constexpr Offset kLongRow = 1024;  // rows this long or longer go to the chunked pass
+constexpr Offset kChunk = 4096;    // entries per chunk of a long row (16 per thread of a block)
+constexpr int kScanBlock = 1024;   // threads of the single block that numbers the chunks
+
+// ---- the semiring at run time ----------------------------------------------------------------
+// (Compiling PlusTimes and MinPlus in instead, without the switches, made the pull at most 5%
+// faster on the H100, 2026-11-23, and unrolling the row loop made it slower: the pull is bound
+// by L2 throughput, mostly u's random gathers, a 32-byte sector for each 4- or 8-byte value.)
+template <class Z>
+struct DeviceSemiring {
+  SemiringCode code;
+  bool read_a = true;  // the terms read A's values
+  bool read_u = true;  // ... u's values
+  bool u_first = false;
+  Z a_iso = Z(1);  // A's iso value as Z
+
+  template <MonoidKind K>
+  using M = BuiltinMonoid<Z, K>;
+
+  __host__ __device__ Z identity() const {
+    switch (code.add) {
+      case MonoidKind::Plus: return M<MonoidKind::Plus>{}.identity();
+      case MonoidKind::Times: return M<MonoidKind::Times>{}.identity();
+      case MonoidKind::Min: return M<MonoidKind::Min>{}.identity();
+      case MonoidKind::Max: return M<MonoidKind::Max>{}.identity();
+      case MonoidKind::Lor: return M<MonoidKind::Lor>{}.identity();
+      case MonoidKind::Land: return M<MonoidKind::Land>{}.identity();
+      default: return M<MonoidKind::Any>{}.identity();
+    }
+  }
+  __device__ bool has_terminal() const {
+    switch (code.add) {
+      case MonoidKind::Lor:
+      case MonoidKind::Land:
+      case MonoidKind::Any: return true;
+      case MonoidKind::Min:
+      case MonoidKind::Max: return std::is_integral_v<Z>;
+      default: return false;
+    }
+  }
+  __device__ bool is_terminal(Z x) const {
+    switch (code.add) {
+      case MonoidKind::Lor: return M<MonoidKind::Lor>{}.is_terminal(x);
+      case MonoidKind::Land: return M<MonoidKind::Land>{}.is_terminal(x);
+      case MonoidKind::Any: return true;
+      case MonoidKind::Min: return M<MonoidKind::Min>{}.is_terminal(x);
+      case MonoidKind::Max: return M<MonoidKind::Max>{}.is_terminal(x);
+      default: return false;
+    }
+  }
+  __device__ Z add(Z a, Z b) const {
+    switch (code.add) {
+      case MonoidKind::Plus: return M<MonoidKind::Plus>{}(a, b);
+      case MonoidKind::Times: return M<MonoidKind::Times>{}(a, b);
+      case MonoidKind::Min: return M<MonoidKind::Min>{}(a, b);
+      case MonoidKind::Max: return M<MonoidKind::Max>{}(a, b);
+      case MonoidKind::Lor: return M<MonoidKind::Lor>{}(a, b);
+      case MonoidKind::Land: return M<MonoidKind::Land>{}(a, b);
+      default: return a;  // Any
+    }
+  }
+  __device__ Z multiply(Z x, Z y, Index k) const {
+    switch (code.mul) {
+      case MulCode::Plus: return Plus<Z>{}(x, y);
+      case MulCode::Minus: return Minus<Z>{}(x, y);
+      case MulCode::Times: return Times<Z>{}(x, y);
+      case MulCode::Min: return Min<Z>{}(x, y);
+      case MulCode::Max: return Max<Z>{}(x, y);
+      case MulCode::First: return x;
+      case MulCode::Second: return y;
+      case MulCode::Pair: return Z(1);
+      case MulCode::Lor: return Lor<Z>{}(x, y);
+      case MulCode::Land: return Land<Z>{}(x, y);
+      case MulCode::SecondI: break;
+    }
+    return cast_to<Z>(k);
+  }
+  // One term: A's entry p (column or row k) with u's value at position q. kDirect: the values
+  // read are of type Z (or A is iso), so they are loaded as Z without a switch on their type
+  // (which would keep the compiler from overlapping the loads of successive entries).
+  template <bool kDirect>
+  __device__ Z term(const TypedValues& a, Offset p, const TypedValues& u, Index q, Index k) const {
+    Z av = Z(1), uv = Z(1);
+    if constexpr (kDirect) {
+      if (read_a) av = a.values ? static_cast<const Z*>(a.values)[p] : a_iso;
+      if (read_u) uv = static_cast<const Z*>(u.values)[q];
+    } else {
+      if (read_a) av = a.get<Z>(p);
+      if (read_u) uv = u.get<Z>(q);
+    }
+    return u_first ? multiply(uv, av, k) : multiply(av, uv, k);
+  }
+};
+
+// ---- atomics of the monoid ------------------------------------------------------------------
+template <class W>
+__device__ __forceinline__ W atomic_cas_word(W* addr, W expected, W desired) {
+  if constexpr (sizeof(W) == 4) return atomicCAS(reinterpret_cast<unsigned*>(addr), expected, desired);
+  else return atomicCAS(reinterpret_cast<unsigned long long*>(addr), expected, desired);
+}
+
+// *addr = add(*addr, v), atomically. Native atomics where the hardware has them; a compare-and-
+// swap loop otherwise (a bool through the 32-bit word that holds it).
+template <class Z>
+__device__ void atomic_combine(Z* addr, Z v, const DeviceSemiring<Z>& s) {
+  const MonoidKind k = s.code.add;
+  if (k == MonoidKind::Any) {
+    *addr = v;  // any one of the terms will do
+    return;
+  }
+  if constexpr (std::is_same_v<Z, bool>) {
+    auto* word = reinterpret_cast<unsigned*>(reinterpret_cast<std::uintptr_t>(addr) & ~std::uintptr_t(3));
+    const unsigned shift = 8u * unsigned(reinterpret_cast<std::uintptr_t>(addr) & 3);
+    unsigned old = *word, assumed;
+    do {
+      assumed = old;
+      const bool cur = ((assumed >> shift) & 0xffu) != 0;
+      const unsigned next = (assumed & ~(0xffu << shift)) | (unsigned(s.add(cur, v)) << shift);
+      if (next == assumed) return;
+      old = atomicCAS(word, assumed, next);
+    } while (old != assumed);
+    return;
+  } else {
+    if (k == MonoidKind::Plus) {
+      if constexpr (std::is_same_v<Z, std::int64_t>)
+        atomicAdd(reinterpret_cast<unsigned long long*>(addr), static_cast<unsigned long long>(v));
+      else atomicAdd(addr, v);
+      return;
+    }
+    if constexpr (std::is_integral_v<Z>) {
+      using N = std::conditional_t<sizeof(Z) == 4, int, long long>;
+      if (k == MonoidKind::Min) {
+        atomicMin(reinterpret_cast<N*>(addr), N(v));
+        return;
+      }
+      if (k == MonoidKind::Max) {
+        atomicMax(reinterpret_cast<N*>(addr), N(v));
+        return;
+      }
+    }
+    using W = std::conditional_t<sizeof(Z) == 4, unsigned, unsigned long long>;
+    W* word = reinterpret_cast<W*>(addr);
+    W old = *word, assumed;
+    do {
+      assumed = old;
+      Z cur;
+      memcpy(&cur, &assumed, sizeof(Z));
+      const Z nv = s.add(cur, v);
+      W next;
+      memcpy(&next, &nv, sizeof(Z));
+      if (next == assumed) return;
+      old = atomic_cas_word(word, assumed, next);
+    } while (old != assumed);
+  }
+}
+
+template <class T, class Tile>
+__device__ __forceinline__ T tile_shfl_xor(const Tile& tile, T v, unsigned lane_mask) {
+  if constexpr (std::is_same_v<T, bool>) return tile.shfl_xor(static_cast<int>(v), lane_mask) != 0;
+  else return tile.shfl_xor(v, lane_mask);
+}
+// Combines the (has, acc) partial sums of a tile's lanes; every lane ends with the total.
+template <int G, class Z>
+__device__ void tile_combine(const DeviceSemiring<Z>& s, bool& has, Z& acc) {
+  if constexpr (G > 1) {
+    auto tile = cg::tiled_partition<G>(cg::this_thread_block());
+    for (unsigned off = G / 2; off > 0; off /= 2) {
+      const bool other_has = tile_shfl_xor(tile, has, off);
+      const Z other = tile_shfl_xor(tile, acc, off);
+      if (other_has) {
+        acc = has ? s.add(acc, other) : other;
+        has = true;
+      }
+    }
+  }
+}
+
+// The long rows a pull handed to the chunked pass: their rows, and after the numbering pass each
+// one's first chunk and whether a chunk has given it a term yet.
+struct LongRows {
+  Index* count;        // rows listed
+  Vid* rows;           // capacity entries
+  Index* first_chunk;  // capacity + 1 entries: exclusive prefix of the chunk counts
+  int* has;            // capacity entries
+  Index capacity;
+};
+
+// ---- pull ------------------------------------------------------------------------------------
+template <int G, bool kDirect, class Z>
+__global__ void __launch_bounds__(kBlock)
+    pull_rows_kernel(std::uint8_t* __restrict__ tb, Z* __restrict__ tv, MaskView m, DeviceSemiring<Z> s, TypedCsr a,
+                     TypedVec u, LongRows lr, bool split_long, Index* count) {
+  const unsigned lane = threadIdx.x % G;
+  const Index groups = grid_threads() / G;
+  const bool terminal = s.has_terminal();
+  long long local = 0;
+  for (Index i = global_thread() / G; i < a.nrows; i += groups) {
+    bool has = false;
+    Z acc = s.identity();
+    if (m.allows(i)) {
+      const Offset begin = a.row_ptr[i], end = a.row_ptr[i + 1];
+      if (split_long && end - begin >= kLongRow) {
+        if (lane == 0) {
+          const Index slot = static_cast<Index>(atomicAdd(reinterpret_cast<unsigned long long*>(lr.count), 1ull));
+          lr.rows[slot] = static_cast<Vid>(i);
+          tv[i] = acc;  // the chunks combine into the identity
+        }
+      } else {
+        for (Offset p0 = begin; p0 < end; p0 += G) {
+          const Offset p = p0 + lane;
+          if (p < end) {
+            const Vid k = a.col_idx[p];
+            if (u.present(k)) {
+              const Z t = s.template term<kDirect>(a.values, p, u.values, k, k);
+              acc = has ? s.add(acc, t) : t;
+              has = true;
+            }
+          }
+          if (terminal) {
+            bool done = has && s.is_terminal(acc);
+            if constexpr (G > 1) done = cg::tiled_partition<G>(cg::this_thread_block()).any(done);
+            if (done) break;
+          }
+        }
+        tile_combine<G>(s, has, acc);
+      }
+    }
+    if (lane == 0) {
+      tb[i] = has ? 1 : 0;
+      if (has) tv[i] = acc;
+      local += has;
+    }
+  }
+  block_count_add(local, count);
+}
+
+// Numbers the chunks of the listed long rows (one block): first_chunk[j] = chunks before row j,
+// first_chunk[count] = all of them; clears the rows' flags.
+__global__ void __launch_bounds__(kScanBlock) number_chunks_kernel(LongRows lr, const Offset* __restrict__ row_ptr) {
+  using Scan = cub::BlockScan<Index, kScanBlock>;
+  __shared__ typename Scan::TempStorage temp;
+  __shared__ Index carry;
+  const Index n = *lr.count;
+  if (threadIdx.x == 0) carry = 0;
+  __syncthreads();
+  for (Index base = 0; base < n; base += kScanBlock) {
+    const Index j = base + threadIdx.x;
+    Index chunks = 0;
+    if (j < n) {
+      const Vid r = lr.rows[j];
+      chunks = (row_ptr[r + 1] - row_ptr[r] + kChunk - 1) / kChunk;
+      lr.has[j] = 0;
+    }
+    Index before = 0, total = 0;
+    Scan(temp).ExclusiveSum(chunks, before, total);
+    if (j < n) lr.first_chunk[j] = carry + before;
+    __syncthreads();
+    if (threadIdx.x == 0) carry += total;
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) lr.first_chunk[n] = carry;
+}
+
+// One block per chunk of a long row (blocks stride over the chunks): the block's sum of the
+// chunk's terms, combined into the row with one atomic; the first chunk with a term marks the
+// row present and counts it.
+template <bool kDirect, class Z>
+__global__ void __launch_bounds__(kBlock)
+    long_rows_kernel(std::uint8_t* __restrict__ tb, Z* __restrict__ tv, DeviceSemiring<Z> s, TypedCsr a, TypedVec u,
+                     LongRows lr, Index* count) {
+  __shared__ bool warp_has[kBlock / 32];
+  __shared__ Z warp_acc[kBlock / 32];
+  const Index rows = *lr.count;
+  const Index chunks = lr.first_chunk[rows];
+  for (Index c = blockIdx.x; c < chunks; c += gridDim.x) {
+    Index lo = 0, hi = rows;  // the last row j whose first chunk is <= c
+    while (hi - lo > 1) {
+      const Index mid = (lo + hi) / 2;
+      if (lr.first_chunk[mid] <= c) lo = mid;
+      else hi = mid;
+    }
+    const Index j = lo;
+    const Vid r = lr.rows[j];
+    const Offset begin = a.row_ptr[r] + (c - lr.first_chunk[j]) * kChunk;
+    const Offset end = min(a.row_ptr[r + 1], begin + kChunk);
+    bool has = false;
+    Z acc = s.identity();
+    for (Offset p = begin + threadIdx.x; p < end; p += kBlock) {
+      const Vid k = a.col_idx[p];
+      if (u.present(k)) {
+        const Z t = s.template term<kDirect>(a.values, p, u.values, k, k);
+        acc = has ? s.add(acc, t) : t;
+        has = true;
+      }
+    }
+    tile_combine<32>(s, has, acc);
+    const unsigned warp = threadIdx.x / 32;
+    if (threadIdx.x % 32 == 0) {
+      warp_has[warp] = has;
+      warp_acc[warp] = acc;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      has = false;
+      for (unsigned w = 0; w < kBlock / 32; ++w)
+        if (warp_has[w]) {
+          acc = has ? s.add(acc, warp_acc[w]) : warp_acc[w];
+          has = true;
+        }
+      if (has) {
+        atomic_combine(&tv[r], acc, s);
+        if (atomicExch(&lr.has[j], 1) == 0) {
+          tb[r] = 1;
+          atomicAdd(reinterpret_cast<unsigned long long*>(count), 1ull);
+        }
+      }
+    }
+    __syncthreads();
+  }
+}
+
+template <int G, bool kDirect, class Z>
+void launch_pull_rows(VectorStore<Z>& out, const MaskView& m, const DeviceSemiring<Z>& s, const TypedCsr& a,
+                      const TypedVec& u, const LongRows& lr, bool split_long, Index* count) {
+  pull_rows_kernel<G, kDirect><<<grid_for(a.nrows, G), kBlock, 0, stream()>>>(out.bitmap.data(), out.values.data(), m,
+                                                                              s, a, u, lr, split_long, count);
+  CUDA_CHECK_LAUNCH();
+}
+
+template <class Z>
+VectorStore<Z> bitmap_output(Index n) {
+  VectorStore<Z> out = VectorStore<Z>::empty(n, Backend::Cuda);
+  out.form = VectorForm::Bitmap;
+  out.values = Array<Z>(static_cast<std::size_t>(n), Backend::Cuda);
+  out.bitmap = Array<std::uint8_t>(static_cast<std::size_t>(n), Backend::Cuda);
+  return out;
+}
+
+template <class Z>
+DeviceSemiring<Z> device_semiring(const SemiringCode& code, bool u_first, const TypedValues& a) {
+  DeviceSemiring<Z> s;
+  s.code = code;
+  s.u_first = u_first;
+  s.read_a = u_first ? code.reads_y : code.reads_x;
+  s.read_u = u_first ? code.reads_x : code.reads_y;
+  TypedValues iso = a;  // the iso value alone (a's array is in device memory)
+  iso.values = nullptr;
+  s.a_iso = iso.get<Z>(0);
+  return s;
+}
+// Whether the values a product reads are all of type Z (the kernels' direct loads).
+template <class Z>
+bool direct_loads(const DeviceSemiring<Z>& s, const TypedValues& a, const TypedValues& u) {
+  constexpr ValueType z = value_type_code<Z>();
+  return (!s.read_a || a.values == nullptr || a.type == z) && (!s.read_u || (u.values != nullptr && u.type == z));
+}
+
+// ---- push ------------------------------------------------------------------------------------
+// Every position absent, its value the identity (what the atomics combine into).
+template <class Z>
+__global__ void clear_output_kernel(std::uint8_t* __restrict__ tb, Z* __restrict__ tv, Z identity, Index n) {
+  for (Index i = global_thread(); i < n; i += grid_threads()) {
+    tb[i] = 0;
+    tv[i] = identity;
+  }
+}
+
+// ends[p] = out-edges of u's entries 0..p (inclusive), over the list's capacity (0 past the count).
+__global__ void entry_lengths_kernel(Index* __restrict__ lengths, const Offset* __restrict__ row_ptr,
+                                     const Vid* __restrict__ idx, Index nvals, const Index* nvals_dev, Index capacity) {
+  const Index count = count_of(nvals, nvals_dev);
+  for (Index p = global_thread(); p < capacity; p += grid_threads()) {
+    Index len = 0;
+    if (p < count) {
+      const Vid k = idx[p];
+      len = row_ptr[k + 1] - row_ptr[k];
+    }
+    lengths[p] = len;
+  }
+}
+
+template <bool kDirect, class Z>
+__global__ void __launch_bounds__(kBlock)
+    push_kernel(std::uint8_t* __restrict__ tb, Z* __restrict__ tv, MaskView m, DeviceSemiring<Z> s, TypedCsr a,
+                TypedVec u, const Index* __restrict__ ends, Index entries) {
+  if (entries == 0) return;
+  const Index edges = ends[entries - 1];
+  for (Index e = global_thread(); e < edges; e += grid_threads()) {
+    Index lo = 0, hi = entries - 1;  // the first entry p with ends[p] > e
+    while (lo < hi) {
+      const Index mid = (lo + hi) / 2;
+      if (ends[mid] > e) hi = mid;
+      else lo = mid + 1;
+    }
+    const Vid k = u.indices[lo];
+    const Offset p = a.row_ptr[k + 1] - (ends[lo] - e);
+    const Vid j = a.col_idx[p];
+    if (!m.allows(j)) continue;
+    atomic_combine(&tv[j], s.template term<kDirect>(a.values, p, u.values, lo, k), s);
+    tb[j] = 1;
+  }
+}
+
+__global__ void count_present_kernel(const std::uint8_t* __restrict__ tb, Index n, Index* count) {
+  long long local = 0;
+  for (Index i = global_thread(); i < n; i += grid_threads()) local += tb[i] != 0;
+  block_count_add(local, count);
+}
+
+template <class To>
+__global__ void cast_values_kernel(To* __restrict__ out, TypedValues in, Index count) {
+  for (Index p = global_thread(); p < count; p += grid_threads()) out[p] = in.get<To>(p);
+}
+
+}  // namespace
+
+template <class Z>
+void value_pull(VectorStore<Z>& t, const MaskView& m, const SemiringCode& code, const TypedCsr& rows, const TypedVec& u,
+                bool u_first) {
+  if (u.form == VectorForm::Sparse) throw Error(Status::InvalidValue, "internal: CUDA pull needs u Bitmap or Dense");
+  if (u.n != rows.ncols)
+    throw Error(Status::DimensionMismatch, "product: u has length " + std::to_string(u.n) + ", the matrix has " +
+                                               std::to_string(rows.ncols) + " columns");
+  const Index n = rows.nrows;
+  if ((!u.nvals_dev && u.nvals == 0) || n == 0 || (m.complement && m.bitmap == nullptr)) {  // no term can exist
+    t = VectorStore<Z>::empty(n, Backend::Cuda);
+    return;
+  }
+  if (m.list_only()) throw Error(Status::InvalidValue, "internal: a list-only mask reached the pull");
+  const DeviceSemiring<Z> s = device_semiring<Z>(code, u_first, rows.values);
+  const bool direct = direct_loads(s, rows.values, u.values);
+  VectorStore<Z> out = bitmap_output<Z>(n);
+  Index* count = fresh_count(out);
+  // Room for every row that can be long: at most nnz / kLongRow of them.
+  const bool split_long = rows.nnz >= kLongRow;
+  Scratch scratch;
+  LongRows lr{};
+  if (split_long) {
+    lr.capacity = std::min<Index>(n, rows.nnz / kLongRow);
+    lr.count = scratch.take<Index>(1);
+    lr.rows = scratch.take<Vid>(static_cast<std::size_t>(lr.capacity));
+    lr.first_chunk = scratch.take<Index>(static_cast<std::size_t>(lr.capacity) + 1);
+    lr.has = scratch.take<int>(static_cast<std::size_t>(lr.capacity));
+    fill_bytes(lr.count, Backend::Cuda, 0, sizeof(Index));
+  }
+  // A tile of about a quarter of the average row: each lane takes a few entries, which keeps
+  // more loads in flight than one entry a lane and a longer reduction.
+  const Offset avg = rows.nnz / n;
+  auto run = [&](const auto& sk, auto direct_tag) {
+    constexpr bool kDirect = decltype(direct_tag)::value;
+    if (avg < 8) launch_pull_rows<1, kDirect>(out, m, sk, rows, u, lr, split_long, count);
+    else if (avg < 64) launch_pull_rows<8, kDirect>(out, m, sk, rows, u, lr, split_long, count);
+    else launch_pull_rows<32, kDirect>(out, m, sk, rows, u, lr, split_long, count);
+    if (split_long) {
+      number_chunks_kernel<<<1, kScanBlock, 0, stream()>>>(lr, rows.row_ptr);
+      CUDA_CHECK_LAUNCH();
+      const Index max_chunks = (rows.nnz + kChunk - 1) / kChunk + lr.capacity;
+      const auto blocks = static_cast<unsigned>(std::clamp<Index>(max_chunks, 1, kDeviceCountBlocks));
+      long_rows_kernel<kDirect>
+          <<<blocks, kBlock, 0, stream()>>>(out.bitmap.data(), out.values.data(), sk, rows, u, lr, count);
+      CUDA_CHECK_LAUNCH();
+    }
+  };
+  if (direct) run(s, std::true_type{});
+  else run(s, std::false_type{});
+  t = std::move(out);
+}
+
+template <class Z>
+void value_push(VectorStore<Z>& t, const MaskView& m, const SemiringCode& code, const TypedCsr& cols, const TypedVec& u,
+                bool u_first) {
+  if (u.form != VectorForm::Sparse) throw Error(Status::InvalidValue, "internal: CUDA push needs u Sparse");
+  if (u.n != cols.nrows)
+    throw Error(Status::DimensionMismatch, "product: u has length " + std::to_string(u.n) + ", the matrix has " +
+                                               std::to_string(cols.nrows) + " rows");
+  const Index n = cols.ncols;
+  // The list's length: its count when the host knows it, else its capacity (the lengths past
+  // the device count are zero).
+  const Index entries = u.nvals_dev ? u.capacity : u.nvals;
+  if (entries == 0 || n == 0 || (m.complement && m.bitmap == nullptr)) {
+    t = VectorStore<Z>::empty(n, Backend::Cuda);
+    return;
+  }
+  if (m.list_only()) throw Error(Status::InvalidValue, "internal: a list-only mask reached the push");
+  const DeviceSemiring<Z> s = device_semiring<Z>(code, u_first, cols.values);
+  const bool direct = direct_loads(s, cols.values, u.values);
+  VectorStore<Z> out = bitmap_output<Z>(n);
+  Index* count = fresh_count(out);
+  clear_output_kernel<<<grid_for(n), kBlock, 0, stream()>>>(out.bitmap.data(), out.values.data(), s.identity(), n);
+  CUDA_CHECK_LAUNCH();
+  Scratch scratch;
+  auto* lengths = scratch.take<Index>(static_cast<std::size_t>(entries));
+  auto* ends = scratch.take<Index>(static_cast<std::size_t>(entries));
+  entry_lengths_kernel<<<grid_for(entries), kBlock, 0, stream()>>>(lengths, cols.row_ptr, u.indices, u.nvals,
+                                                                   u.nvals_dev, entries);
+  CUDA_CHECK_LAUNCH();
+  run_cub(scratch, [&](void* temp, std::size_t& bytes) {
+    return cub::DeviceScan::InclusiveSum(temp, bytes, lengths, ends, entries, stream());
+  });
+  // Enough threads for the average entry's edges; the grid-stride loop covers the rest.
+  const Index edge_guess = std::max<Index>(1, entries * std::max<Offset>(1, cols.nnz / std::max<Index>(1, cols.nrows)));
+  if (direct)
+    push_kernel<true><<<grid_for(edge_guess), kBlock, 0, stream()>>>(out.bitmap.data(), out.values.data(), m, s, cols,
+                                                                     u, ends, entries);
+  else
+    push_kernel<false><<<grid_for(edge_guess), kBlock, 0, stream()>>>(out.bitmap.data(), out.values.data(), m, s, cols,
+                                                                      u, ends, entries);
+  CUDA_CHECK_LAUNCH();
+  count_present_kernel<<<grid_for(n), kBlock, 0, stream()>>>(out.bitmap.data(), n, count);
+  CUDA_CHECK_LAUNCH();
+  t = std::move(out);
+}
+
+template <class To>
+void cast_values(To* out, const TypedValues& in, Index count) {
+  if (count <= 0) return;
+  cast_values_kernel<<<grid_for(count), kBlock, 0, stream()>>>(out, in, count);
+  CUDA_CHECK_LAUNCH();
+}
+
+#define GBCUDA_INST_VALUE_PRODUCT(Z)                                                                                   \
+  template void value_pull<Z>(VectorStore<Z>&, const MaskView&, const SemiringCode&, const TypedCsr&, const TypedVec&, \
+                              bool);                                                                                   \
+  template void value_push<Z>(VectorStore<Z>&, const MaskView&, const SemiringCode&, const TypedCsr&, const TypedVec&, \
+                              bool);                                                                                   \
+  template void cast_values<Z>(Z*, const TypedValues&, Index);
+GBCUDA_FOR_EACH_TYPE(GBCUDA_INST_VALUE_PRODUCT)
+#undef GBCUDA_INST_VALUE_PRODUCT
+
+}  // namespace gbcuda::detail::cuda

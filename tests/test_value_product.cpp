@@ -1,0 +1,228 @@
+// The value product (mxv/vxm over every built-in semiring other than the boolean frontier ones)
+// where test_ops's small random matrices do not reach: rows long enough to be cut into chunks on
+// the GPU, pushes of wide inputs, operands of mixed types with GraphBLAS's typecasting, and the
+// promise that no built-in semiring runs on host copies. Each result is checked against
+// SuiteSparse:GraphBLAS on both backends.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "support/ops_ref.hpp"
+
+namespace {
+
+using namespace ops_ref;
+using gbcuda::Descriptor;
+using gbcuda::Direction;
+using gbcuda::Vector;
+
+const auto* const kGraphBlasEnv = ::testing::AddGlobalTestEnvironment(new GraphBlasEnvironment);
+
+class ValueProduct : public ::testing::TestWithParam<Backend> {
+ protected:
+  void SetUp() override { OPS_SKIP_WITHOUT_CUDA(GetParam()); }
+  Backend b() const { return GetParam(); }
+};
+
+// Rows of every length the GPU pull treats differently: a full row and hubs of several 4096-entry
+// chunks, rows at the 1024-entry threshold and just under it, then short random rows. Columns of
+// a long row are spread over the whole range; a second copy of some coordinates tests duplicates.
+template <class T>
+Coo<T> skewed_matrix(Rng& rng, Index n) {
+  Coo<T> a;
+  a.nrows = n;
+  a.ncols = n;
+  auto add = [&](Index i, Index j) {
+    a.rows.push_back(i);
+    a.cols.push_back(j);
+    a.vals.push_back(random_value<T>(rng));
+  };
+  const Index hub_lengths[] = {n, 9000, 4097, 4096, 1024, 1023};
+  for (Index h = 0; h < Index(std::size(hub_lengths)); ++h)
+    for (Index t = 0; t < hub_lengths[h]; ++t)
+      add(h * 977 % n, (t * 7919 + h) % n);  // 7919 is prime, n is not a multiple
+  std::uniform_int_distribution<Index> col(0, n - 1);
+  std::poisson_distribution<int> len(3.0);
+  for (Index i = 0; i < n; ++i)
+    for (int e = len(rng); e > 0; --e) add(i, col(rng));
+  return a;
+}
+
+template <class Z, class S>
+void skewed_suite(Backend b, const S& s, GrB_Semiring gs, Check check, double tol = 1e-9) {
+  Rng rng(4242);
+  const Index n = 20011;
+  const Coo<Z> coo = skewed_matrix<Z>(rng, n);
+  const gbcuda::Matrix<Z> A = gb_matrix(coo);
+  const GMat gA = grb_matrix(coo);
+  int failures = 0;
+  for (double density : {0.0005, 0.05, 1.0}) {
+    const Tuples<Z> u0 = random_tuples<Z>(rng, n, density);
+    const Vector<Z> u = gb_vector(u0, b);
+    const GVec gu = grb_vector(u0);
+    const Tuples<double> mask = random_mask(rng, n, 0.5);
+    const Vector<double> m = gb_vector(mask, b);
+    const GVec gm = grb_vector(mask);
+    for (bool is_vxm : {false, true})
+      for (Direction dir : {Direction::Auto, Direction::Push, Direction::Pull})
+        for (bool masked : {false, true}) {
+          Descriptor d;
+          d.direction = dir;
+          d.mask_complement = masked;
+          d.mask_structural = masked;
+          Vector<Z> w(n, b);
+          if (masked) {
+            if (is_vxm) gbcuda::vxm(w, m, gbcuda::no_accum, s, u, A, d);
+            else gbcuda::mxv(w, m, gbcuda::no_accum, s, A, u, d);
+          } else {
+            if (is_vxm) gbcuda::vxm(w, gbcuda::no_mask, gbcuda::no_accum, s, u, A, d);
+            else gbcuda::mxv(w, gbcuda::no_mask, gbcuda::no_accum, s, A, u, d);
+          }
+          GVec gw = grb_empty_vector<Z>(n);
+          GrB_Descriptor gd = grb_desc(false, masked, masked, false, false);
+          if (is_vxm) OPS_GRB(GrB_vxm(gw.v, masked ? gm.v : GrB_NULL, GrB_NULL, gs, gu.v, gA.m, gd));
+          else OPS_GRB(GrB_mxv(gw.v, masked ? gm.v : GrB_NULL, GrB_NULL, gs, gA.m, gu.v, gd));
+          const auto r = same_vector(tuples_of(w), tuples_of<Z>(gw.v), check, tol);
+          EXPECT_TRUE(r) << (is_vxm ? "vxm" : "mxv") << " u-density " << density << " direction " << int(dir)
+                         << (masked ? " complemented structural mask" : " no mask");
+          if (!r && ++failures >= 3) return;
+        }
+  }
+}
+
+TEST_P(ValueProduct, LongRowsPlusTimesDouble) {
+  skewed_suite<double>(b(), gbcuda::PlusTimes<double>{}, GrB_PLUS_TIMES_SEMIRING_FP64, Check::Near);
+}
+TEST_P(ValueProduct, LongRowsPlusTimesFloat) {
+  // 20000 float terms summed in another order: a relative error of a few 1e-6.
+  skewed_suite<float>(b(), gbcuda::PlusTimes<float>{}, GrB_PLUS_TIMES_SEMIRING_FP32, Check::Near, 1e-4);
+}
+TEST_P(ValueProduct, LongRowsMinPlusInt64) {
+  skewed_suite<std::int64_t>(b(), gbcuda::MinPlus<std::int64_t>{}, GrB_MIN_PLUS_SEMIRING_INT64, Check::Exact);
+}
+TEST_P(ValueProduct, LongRowsMaxPlusFloat) {
+  skewed_suite<float>(b(), gbcuda::MaxPlus<float>{}, GrB_MAX_PLUS_SEMIRING_FP32, Check::Exact);
+}
+TEST_P(ValueProduct, LongRowsPlusPairInt32) {
+  skewed_suite<std::int32_t>(b(), gbcuda::PlusPair<std::int32_t>{}, GxB_PLUS_PAIR_INT32, Check::Exact);
+}
+TEST_P(ValueProduct, LongRowsMinSecondIInt32) {
+  skewed_suite<std::int32_t>(b(), gbcuda::MinSecondI<std::int32_t>{}, GxB_MIN_SECONDI_INT32, Check::Exact);
+}
+TEST_P(ValueProduct, LongRowsLorLandBool) {  // bool values: atomics on single bytes
+  skewed_suite<bool>(b(), gbcuda::LorLand<bool>{}, GrB_LOR_LAND_SEMIRING_BOOL, Check::Exact);
+}
+TEST_P(ValueProduct, LongRowsMaxTimesDouble) {  // a double max: a compare-and-swap loop on the GPU
+  auto s = gbcuda::make_semiring(gbcuda::MaxMonoid<double>{}, gbcuda::Times<double>{});
+  skewed_suite<double>(b(), s, GrB_MAX_TIMES_SEMIRING_FP64, Check::Exact);
+}
+
+// A, u and w of three types and a semiring of a fourth: GraphBLAS casts A and u to the
+// semiring's type, and the result to w's (NaN to 0, saturating at the integer range).
+template <class TW, class TA, class TU, class S>
+void mixed_case(Backend b, const S& s, GrB_Semiring gs, bool is_vxm, double u_scale) {
+  Rng rng(99);
+  const Index n = 3001;
+  Coo<TA> coo = random_matrix<TA>(rng, n, n, 5.0);
+  const gbcuda::Matrix<TA> A = gb_matrix(coo);
+  const GMat gA = grb_matrix(coo);
+  for (double density : {0.01, 0.6}) {
+    Tuples<TU> u0 = random_tuples<TU>(rng, n, density);
+    for (auto& x : u0.vals) x = TU(double(x) * u_scale);
+    const Vector<TU> u = gb_vector(u0, b);
+    const GVec gu = grb_vector(u0);
+    const Tuples<TW> w0 = random_tuples<TW>(rng, n, 0.3);
+    Vector<TW> w = gb_vector(w0, b);
+    GVec gw = grb_vector(w0);
+    if (is_vxm) gbcuda::vxm(w, gbcuda::no_mask, gbcuda::Plus<TW>{}, s, u, A);
+    else gbcuda::mxv(w, gbcuda::no_mask, gbcuda::Plus<TW>{}, s, A, u);
+    if (is_vxm) OPS_GRB(GrB_vxm(gw.v, GrB_NULL, Grb<TW>::plus(), gs, gu.v, gA.m, GrB_NULL));
+    else OPS_GRB(GrB_mxv(gw.v, GrB_NULL, Grb<TW>::plus(), gs, gA.m, gu.v, GrB_NULL));
+    EXPECT_TRUE(same_vector(tuples_of(w), tuples_of<TW>(gw.v), Check::Near, 1e-6))
+        << (is_vxm ? "vxm" : "mxv") << " u-density " << density;
+  }
+}
+
+TEST_P(ValueProduct, MixedTypesAreCastLikeGraphBLAS) {
+  const std::uint64_t before = gbcuda::host_fallbacks();
+  // int32 matrix, float vector, double semiring, int64 result.
+  mixed_case<std::int64_t, std::int32_t, float>(b(), gbcuda::PlusTimes<double>{}, GrB_PLUS_TIMES_SEMIRING_FP64, false,
+                                                1.0);
+  mixed_case<std::int64_t, std::int32_t, float>(b(), gbcuda::PlusTimes<double>{}, GrB_PLUS_TIMES_SEMIRING_FP64, true,
+                                                1.0);
+  // bool matrix (its values as 0/1) with a min-plus over doubles into float.
+  mixed_case<float, bool, double>(b(), gbcuda::MinPlus<double>{}, GrB_MIN_PLUS_SEMIRING_FP64, true, 1.0);
+  // Sums far past the int32 range saturate when w is int32; fractions are truncated.
+  mixed_case<std::int32_t, double, double>(b(), gbcuda::PlusTimes<double>{}, GrB_PLUS_TIMES_SEMIRING_FP64, false, 3e8);
+  mixed_case<std::int32_t, float, float>(b(), gbcuda::PlusTimes<float>{}, GrB_PLUS_TIMES_SEMIRING_FP32, true, 0.37);
+  if (b() == Backend::Cuda) {
+    EXPECT_EQ(gbcuda::host_fallbacks(), before) << "a mixed-type product ran on host copies";
+  }
+}
+
+// Every built-in semiring over every value type runs on the GPU: the count of operations that
+// fell back to host copies does not move. A user-defined operator does move it (so the check can
+// fail).
+template <class S, class TA = typename S::value_type, class TU = typename S::value_type>
+void expect_on_gpu(const gbcuda::Matrix<TA>& A, const Vector<TU>& sparse_u, const Vector<TU>& dense_u,
+                   const char* name) {
+  using Z = typename S::value_type;
+  const std::uint64_t before = gbcuda::host_fallbacks();
+  Vector<Z> w(A.nrows(), Backend::Cuda);
+  for (const Vector<TU>* u : {&sparse_u, &dense_u}) {
+    gbcuda::mxv(w, gbcuda::no_mask, gbcuda::no_accum, S{}, A, *u);
+    gbcuda::vxm(w, w, gbcuda::no_accum, S{}, *u, A, gbcuda::desc::RSC);
+  }
+  EXPECT_EQ(gbcuda::host_fallbacks(), before) << name << " ran on host copies";
+  EXPECT_EQ(w.backend(), Backend::Cuda);
+}
+
+template <class T>
+void every_semiring_of(Rng& rng, const char* type) {
+  const Index n = 2000;
+  const Coo<T> coo = random_matrix<T>(rng, n, n, 6.0);
+  const gbcuda::Matrix<T> A = gb_matrix(coo);
+  const Vector<T> sparse_u = gb_vector(random_tuples<T>(rng, n, 0.01), Backend::Cuda);
+  const Vector<T> dense_u = gb_vector(random_tuples<T>(rng, n, 1.0), Backend::Cuda);
+  SCOPED_TRACE(type);
+  expect_on_gpu<gbcuda::PlusTimes<T>>(A, sparse_u, dense_u, "PlusTimes");
+  expect_on_gpu<gbcuda::MinPlus<T>>(A, sparse_u, dense_u, "MinPlus");
+  expect_on_gpu<gbcuda::MaxPlus<T>>(A, sparse_u, dense_u, "MaxPlus");
+  expect_on_gpu<gbcuda::MinFirst<T>>(A, sparse_u, dense_u, "MinFirst");
+  expect_on_gpu<gbcuda::MinSecond<T>>(A, sparse_u, dense_u, "MinSecond");
+  expect_on_gpu<gbcuda::MaxFirst<T>>(A, sparse_u, dense_u, "MaxFirst");
+  expect_on_gpu<gbcuda::MaxSecond<T>>(A, sparse_u, dense_u, "MaxSecond");
+  expect_on_gpu<gbcuda::PlusFirst<T>>(A, sparse_u, dense_u, "PlusFirst");
+  expect_on_gpu<gbcuda::PlusSecond<T>>(A, sparse_u, dense_u, "PlusSecond");
+  expect_on_gpu<gbcuda::PlusPair<T>>(A, sparse_u, dense_u, "PlusPair");
+  expect_on_gpu<gbcuda::LorLand<T>>(A, sparse_u, dense_u, "LorLand");
+  expect_on_gpu<gbcuda::AnyPair<T>>(A, sparse_u, dense_u, "AnyPair");
+  if constexpr (std::is_integral_v<T>) {
+    expect_on_gpu<gbcuda::MinSecondI<T>>(A, sparse_u, dense_u, "MinSecondI");
+    expect_on_gpu<gbcuda::AnySecondI<T>>(A, sparse_u, dense_u, "AnySecondI");
+  }
+}
+
+TEST(ValueProductGpu, EveryBuiltinSemiringRunsOnTheGpu) {
+  if (!gbcuda::cuda_available()) GTEST_SKIP() << "no CUDA device: the check is about the GPU backend";
+  Rng rng(7);
+  every_semiring_of<std::int32_t>(rng, "int32");
+  every_semiring_of<std::int64_t>(rng, "int64");
+  every_semiring_of<float>(rng, "float");
+  every_semiring_of<double>(rng, "double");
+  every_semiring_of<bool>(rng, "bool");
+
+  const std::uint64_t before = gbcuda::host_fallbacks();
+  const gbcuda::Matrix<double> A = gb_matrix(random_matrix<double>(rng, 100, 100, 3.0));
+  const Vector<double> u = gb_vector(random_tuples<double>(rng, 100, 0.5), Backend::Cuda);
+  Vector<double> w(100, Backend::Cuda);
+  auto user = gbcuda::make_semiring(gbcuda::PlusMonoid<double>{},
+                                    gbcuda::make_binary_op<double>([](double x, double y) { return x - y; }));
+  gbcuda::mxv(w, gbcuda::no_mask, gbcuda::no_accum, user, A, u);
+  EXPECT_EQ(gbcuda::host_fallbacks(), before + 1) << "a user-defined operator runs on host copies, counted";
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, ValueProduct, ::testing::Values(Backend::Host, Backend::Cuda), backend_name);
+
+}  // namespace
