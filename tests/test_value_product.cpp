@@ -38,7 +38,7 @@ Coo<T> skewed_matrix(Rng& rng, Index n) {
     a.cols.push_back(j);
     a.vals.push_back(random_value<T>(rng));
   };
-  const Index hub_lengths[] = {n, 9000, 4097, 4096, 1024, 1023};
+  const Index hub_lengths[] = {n, 9000, 4097, 4096, 1024, 1023, 32, 31};
   for (Index h = 0; h < Index(std::size(hub_lengths)); ++h)
     for (Index t = 0; t < hub_lengths[h]; ++t)
       add(h * 977 % n, (t * 7919 + h) % n);  // 7919 is prime, n is not a multiple

@@ -4,7 +4,7 @@
 // costs are uniform across a warp.
 //
 // pull (u Bitmap or Dense): a tile of G threads per row of `rows` (G = 1, 8 or 32 by the average
-//   row length; a monoid with a terminal value stops a row early). Rows of kLongRow entries or
+//   row length; a monoid with a terminal value stops a row early). Rows of 32 tile lengths or
 //   more are not left to one tile (a Kronecker hub of 10^5 entries would keep one warp busy
 //   long after the rest finished): the tile lists them, and a second pass cuts them into
 //   chunks of kChunk entries spread over every block, each chunk's block sum combined into
@@ -25,14 +25,17 @@ namespace {
 
 namespace cg = cooperative_groups;
 
-constexpr Offset kLongRow = 1024;  // rows this long or longer go to the chunked pass
-constexpr Offset kChunk = 4096;    // entries per chunk of a long row (16 per thread of a block)
-constexpr int kScanBlock = 1024;   // threads of the single block that numbers the chunks
+constexpr Offset kChunk = 4096;  // entries per chunk of a long row (16 per thread of a block)
+// Rows of at least 32 tile lengths (32 steps of a tile), at most 1024 entries, go to the chunked
+// pass: a Kronecker row of 1000 entries kept one 8-lane tile busy for 125 steps, the tail of the
+// whole pull (kron:20:16 on the H100, 2026-11-23).
+constexpr Offset long_row_min(int tile) { return std::clamp<Offset>(Offset(32) * tile, 32, 1024); }
 
 // ---- the semiring at run time ----------------------------------------------------------------
 // (Compiling PlusTimes and MinPlus in instead, without the switches, made the pull at most 5%
-// faster on the H100, 2026-11-23, and unrolling the row loop made it slower: the pull is bound
-// by L2 throughput, mostly u's random gathers, a 32-byte sector for each 4- or 8-byte value.)
+// faster on the H100, 2026-11-23; unrolling the row loop, or starting a tile's steps at a
+// multiple of its width (9% fewer L2 sectors read), made it no faster or slower: the pull is
+// bound by L2 throughput, mostly u's random gathers, a 32-byte sector for each value.)
 template <class Z>
 struct DeviceSemiring {
   SemiringCode code;
@@ -210,6 +213,7 @@ struct LongRows {
   Index* first_chunk;  // capacity + 1 entries: exclusive prefix of the chunk counts
   int* has;            // capacity entries
   Index capacity;
+  Offset min_length;  // rows this long or longer are listed
 };
 
 // ---- pull ------------------------------------------------------------------------------------
@@ -226,7 +230,7 @@ __global__ void __launch_bounds__(kBlock)
     Z acc = s.identity();
     if (m.allows(i)) {
       const Offset begin = a.row_ptr[i], end = a.row_ptr[i + 1];
-      if (split_long && end - begin >= kLongRow) {
+      if (split_long && end - begin >= lr.min_length) {
         if (lane == 0) {
           const Index slot = static_cast<Index>(atomicAdd(reinterpret_cast<unsigned long long*>(lr.count), 1ull));
           lr.rows[slot] = static_cast<Vid>(i);
@@ -261,31 +265,19 @@ __global__ void __launch_bounds__(kBlock)
   block_count_add(local, count);
 }
 
-// Numbers the chunks of the listed long rows (one block): first_chunk[j] = chunks before row j,
-// first_chunk[count] = all of them; clears the rows' flags.
-__global__ void __launch_bounds__(kScanBlock) number_chunks_kernel(LongRows lr, const Offset* __restrict__ row_ptr) {
-  using Scan = cub::BlockScan<Index, kScanBlock>;
-  __shared__ typename Scan::TempStorage temp;
-  __shared__ Index carry;
-  const Index n = *lr.count;
-  if (threadIdx.x == 0) carry = 0;
-  __syncthreads();
-  for (Index base = 0; base < n; base += kScanBlock) {
-    const Index j = base + threadIdx.x;
-    Index chunks = 0;
-    if (j < n) {
+// chunks[j] = the chunks of listed row j, 0 past the list (so an exclusive sum over the capacity
+// numbers them all, its last element the total); clears the rows' flags.
+__global__ void chunk_counts_kernel(LongRows lr, const Offset* __restrict__ row_ptr, Index* __restrict__ chunks) {
+  const Index listed = *lr.count;
+  for (Index j = global_thread(); j <= lr.capacity; j += grid_threads()) {
+    Index c = 0;
+    if (j < listed) {
       const Vid r = lr.rows[j];
-      chunks = (row_ptr[r + 1] - row_ptr[r] + kChunk - 1) / kChunk;
-      lr.has[j] = 0;
+      c = (row_ptr[r + 1] - row_ptr[r] + kChunk - 1) / kChunk;
     }
-    Index before = 0, total = 0;
-    Scan(temp).ExclusiveSum(chunks, before, total);
-    if (j < n) lr.first_chunk[j] = carry + before;
-    __syncthreads();
-    if (threadIdx.x == 0) carry += total;
-    __syncthreads();
+    chunks[j] = c;
+    if (j < lr.capacity) lr.has[j] = 0;
   }
-  if (threadIdx.x == 0) lr.first_chunk[n] = carry;
 }
 
 // One block per chunk of a long row (blocks stride over the chunks): the block's sum of the
@@ -458,29 +450,37 @@ void value_pull(VectorStore<Z>& t, const MaskView& m, const SemiringCode& code, 
   const bool direct = direct_loads(s, rows.values, u.values);
   VectorStore<Z> out = bitmap_output<Z>(n);
   Index* count = fresh_count(out);
-  // Room for every row that can be long: at most nnz / kLongRow of them.
-  const bool split_long = rows.nnz >= kLongRow;
-  Scratch scratch;
-  LongRows lr{};
-  if (split_long) {
-    lr.capacity = std::min<Index>(n, rows.nnz / kLongRow);
-    lr.count = scratch.take<Index>(1);
-    lr.rows = scratch.take<Vid>(static_cast<std::size_t>(lr.capacity));
-    lr.first_chunk = scratch.take<Index>(static_cast<std::size_t>(lr.capacity) + 1);
-    lr.has = scratch.take<int>(static_cast<std::size_t>(lr.capacity));
-    fill_bytes(lr.count, Backend::Cuda, 0, sizeof(Index));
-  }
   // A tile of about a quarter of the average row: each lane takes a few entries, which keeps
   // more loads in flight than one entry a lane and a longer reduction.
   const Offset avg = rows.nnz / n;
+  const int tile = avg < 8 ? 1 : avg < 64 ? 8 : 32;
+  // Room for every row that can be long: at most nnz / min_length of them.
+  Scratch scratch;
+  LongRows lr{};
+  lr.min_length = long_row_min(tile);
+  const bool split_long = rows.nnz >= lr.min_length;
+  Index* chunks = nullptr;
+  if (split_long) {
+    lr.capacity = std::min<Index>(n, rows.nnz / lr.min_length);
+    const auto cap = static_cast<std::size_t>(lr.capacity);
+    lr.count = scratch.take<Index>(1);
+    lr.rows = scratch.take<Vid>(cap);
+    lr.first_chunk = scratch.take<Index>(cap + 1);
+    lr.has = scratch.take<int>(cap);
+    chunks = scratch.take<Index>(cap + 1);
+    fill_bytes(lr.count, Backend::Cuda, 0, sizeof(Index));
+  }
   auto run = [&](const auto& sk, auto direct_tag) {
     constexpr bool kDirect = decltype(direct_tag)::value;
-    if (avg < 8) launch_pull_rows<1, kDirect>(out, m, sk, rows, u, lr, split_long, count);
-    else if (avg < 64) launch_pull_rows<8, kDirect>(out, m, sk, rows, u, lr, split_long, count);
+    if (tile == 1) launch_pull_rows<1, kDirect>(out, m, sk, rows, u, lr, split_long, count);
+    else if (tile == 8) launch_pull_rows<8, kDirect>(out, m, sk, rows, u, lr, split_long, count);
     else launch_pull_rows<32, kDirect>(out, m, sk, rows, u, lr, split_long, count);
     if (split_long) {
-      number_chunks_kernel<<<1, kScanBlock, 0, stream()>>>(lr, rows.row_ptr);
+      chunk_counts_kernel<<<grid_for(lr.capacity + 1), kBlock, 0, stream()>>>(lr, rows.row_ptr, chunks);
       CUDA_CHECK_LAUNCH();
+      run_cub(scratch, [&](void* temp, std::size_t& bytes) {
+        return cub::DeviceScan::ExclusiveSum(temp, bytes, chunks, lr.first_chunk, lr.capacity + 1, stream());
+      });
       const Index max_chunks = (rows.nnz + kChunk - 1) / kChunk + lr.capacity;
       const auto blocks = static_cast<unsigned>(std::clamp<Index>(max_chunks, 1, kDeviceCountBlocks));
       long_rows_kernel<kDirect>
