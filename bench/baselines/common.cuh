@@ -122,4 +122,36 @@ class SearchState {
   Array<std::int64_t> parent_;
 };
 
+// The host loop of the baselines whose levels end on a flag (vertex-topdown, vertex-bottomup,
+// edge-coo, rodinia), timed as one search: start the clock, init the state, `prepare()` what
+// else the search starts from, then per level d = 1, 2, ...: clear the counters,
+// `launch(d, flag, stats)` the level's kernels, read the counters back (the host poll), record
+// the level when statistics are on (`edges_of(c)`: the edges it examined, `direction` its
+// kind), stop once no vertex was added. Stops the clock into r.seconds and copies the result.
+template <class Prepare, class Launch, class EdgesOf>
+void run_level_loop(SearchState& state, bool collect_stats, Direction direction, BfsResult& r, Prepare&& prepare,
+                    Launch&& launch, EdgesOf&& edges_of) {
+  DeviceLevelCounters counters;
+  LevelCounters* stats = collect_stats ? counters.get() : nullptr;
+  EventTimer total, level_timer;
+  total.start();
+  state.init();
+  prepare();
+  Index frontier_size = 1;
+  for (std::int32_t d = 1;; ++d) {
+    if (collect_stats) level_timer.start();
+    counters.clear();
+    launch(d, counters.flag(), stats);
+    const LevelCounters c = counters.read();
+    if (collect_stats) {
+      const double t = level_timer.stop();
+      r.levels.push_back({d, frontier_size, static_cast<Index>(edges_of(c)), direction, BfsKernel::Auto, t});
+      frontier_size = static_cast<Index>(c.found);
+    }
+    if (!c.flag) break;
+  }
+  r.seconds = total.stop();
+  state.finish(r);
+}
+
 }  // namespace gbcuda::detail::cuda::baselines

@@ -41,31 +41,15 @@ void edge_coo(const Graph& g, Index source, bool parents, bool collect_stats, Bf
     CUDA_CHECK_LAUNCH();
   }
   SearchState state(n, source, parents);
-  DeviceLevelCounters counters;
-  LevelCounters* stats = collect_stats ? counters.get() : nullptr;
   const unsigned grid = grid_for(nnz);
-  EventTimer total, level_timer;
-
-  total.start();
-  state.init();
-  Index frontier_size = 1;
-  for (std::int32_t d = 1;; ++d) {
-    if (collect_stats) level_timer.start();
-    counters.clear();
-    edge_coo_level<<<grid, kBlock>>>(nnz, row.data(), g.out_idx, state.level(), state.parent(), d - 1, counters.flag(),
-                                     stats);
-    CUDA_CHECK_LAUNCH();
-    const LevelCounters c = counters.read();
-    if (collect_stats) {
-      const double t = level_timer.stop();
+  run_level_loop(
+      state, collect_stats, Direction::Push, r, [] {},
+      [&](std::int32_t d, unsigned long long* flag, LevelCounters* stats) {
+        edge_coo_level<<<grid, kBlock>>>(nnz, row.data(), g.out_idx, state.level(), state.parent(), d - 1, flag, stats);
+        CUDA_CHECK_LAUNCH();
+      },
       // edges: exact, every stored edge is read each level (its source's level is tested).
-      r.levels.push_back({d, frontier_size, static_cast<Index>(nnz), Direction::Push, BfsKernel::Auto, t});
-      frontier_size = static_cast<Index>(c.found);
-    }
-    if (!c.flag) break;
-  }
-  r.seconds = total.stop();
-  state.finish(r);
+      [nnz](const LevelCounters&) { return static_cast<unsigned long long>(nnz); });
 }
 
 }  // namespace gbcuda::detail::cuda::baselines

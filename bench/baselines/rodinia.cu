@@ -56,38 +56,26 @@ void rodinia(const Graph& g, Index source, bool parents, bool collect_stats, Bfs
   Array<std::uint8_t> frontier(static_cast<std::size_t>(n), Backend::Cuda);
   Array<std::uint8_t> updating(static_cast<std::size_t>(n), Backend::Cuda);
   Array<std::uint8_t> visited(static_cast<std::size_t>(n), Backend::Cuda);
-  DeviceLevelCounters counters;
-  LevelCounters* stats = collect_stats ? counters.get() : nullptr;
   const unsigned grid = grid_for(n);
-  EventTimer total, level_timer;
-
-  total.start();
-  state.init();
-  CUDA_CHECK(cudaMemsetAsync(frontier.data(), 0, frontier.bytes(), 0));
-  CUDA_CHECK(cudaMemsetAsync(updating.data(), 0, updating.bytes(), 0));
-  CUDA_CHECK(cudaMemsetAsync(visited.data(), 0, visited.bytes(), 0));
-  CUDA_CHECK(cudaMemsetAsync(frontier.data() + source, 1, 1, 0));
-  CUDA_CHECK(cudaMemsetAsync(visited.data() + source, 1, 1, 0));
-  Index frontier_size = 1;
-  for (std::int32_t d = 1;; ++d) {
-    if (collect_stats) level_timer.start();
-    counters.clear();
-    rodinia_expand<<<grid, kBlock>>>(n, g.out_ptr, g.out_idx, frontier.data(), updating.data(), visited.data(),
-                                     state.level(), state.parent(), d, counters.flag(), stats);
-    CUDA_CHECK_LAUNCH();
-    rodinia_commit<<<grid, kBlock>>>(n, frontier.data(), updating.data(), visited.data(), counters.flag(), stats);
-    CUDA_CHECK_LAUNCH();
-    const LevelCounters c = counters.read();  // the host poll of `over`
-    if (collect_stats) {
-      const double t = level_timer.stop();
-      // edges: exact, the out-degrees of the vertices expanded.
-      r.levels.push_back({d, frontier_size, static_cast<Index>(c.edges), Direction::Push, BfsKernel::Auto, t});
-      frontier_size = static_cast<Index>(c.found);
-    }
-    if (!c.flag) break;
-  }
-  r.seconds = total.stop();
-  state.finish(r);
+  run_level_loop(
+      state, collect_stats, Direction::Push, r,
+      [&] {
+        CUDA_CHECK(cudaMemsetAsync(frontier.data(), 0, frontier.bytes(), 0));
+        CUDA_CHECK(cudaMemsetAsync(updating.data(), 0, updating.bytes(), 0));
+        CUDA_CHECK(cudaMemsetAsync(visited.data(), 0, visited.bytes(), 0));
+        CUDA_CHECK(cudaMemsetAsync(frontier.data() + source, 1, 1, 0));
+        CUDA_CHECK(cudaMemsetAsync(visited.data() + source, 1, 1, 0));
+      },
+      [&](std::int32_t d, unsigned long long* flag, LevelCounters* stats) {
+        rodinia_expand<<<grid, kBlock>>>(n, g.out_ptr, g.out_idx, frontier.data(), updating.data(), visited.data(),
+                                         state.level(), state.parent(), d, flag, stats);
+        CUDA_CHECK_LAUNCH();
+        rodinia_commit<<<grid, kBlock>>>(n, frontier.data(), updating.data(), visited.data(), flag, stats);
+        CUDA_CHECK_LAUNCH();
+      },
+      // edges: exact, the out-degrees of the vertices expanded. (The counters' read is Rodinia's
+      // host poll of `over`.)
+      [](const LevelCounters& c) { return c.edges; });
 }
 
 }  // namespace gbcuda::detail::cuda::baselines

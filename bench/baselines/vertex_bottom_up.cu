@@ -38,31 +38,16 @@ void vertex_bottom_up(const Graph& g, Index source, bool parents, bool collect_s
     throw Error(Status::InvalidValue, "kernel 'vertex-bottomup' needs the graph's in-edges (the transpose) on the GPU");
   const Index n = g.n;
   SearchState state(n, source, parents);
-  DeviceLevelCounters counters;
-  LevelCounters* stats = collect_stats ? counters.get() : nullptr;
   const unsigned grid = grid_for(n);
-  EventTimer total, level_timer;
-
-  total.start();
-  state.init();
-  Index frontier_size = 1;
-  for (std::int32_t d = 1;; ++d) {
-    if (collect_stats) level_timer.start();
-    counters.clear();
-    vertex_bottom_up_level<<<grid, kBlock>>>(n, g.in_ptr, g.in_idx, state.level(), state.parent(), d - 1,
-                                             counters.flag(), stats);
-    CUDA_CHECK_LAUNCH();
-    const LevelCounters c = counters.read();
-    if (collect_stats) {
-      const double t = level_timer.stop();
+  run_level_loop(
+      state, collect_stats, Direction::Pull, r, [] {},
+      [&](std::int32_t d, unsigned long long* flag, LevelCounters* stats) {
+        vertex_bottom_up_level<<<grid, kBlock>>>(n, g.in_ptr, g.in_idx, state.level(), state.parent(), d - 1, flag,
+                                                 stats);
+        CUDA_CHECK_LAUNCH();
+      },
       // edges: exact, the in-edges actually read (each unvisited vertex up to its first hit).
-      r.levels.push_back({d, frontier_size, static_cast<Index>(c.edges), Direction::Pull, BfsKernel::Auto, t});
-      frontier_size = static_cast<Index>(c.found);
-    }
-    if (!c.flag) break;
-  }
-  r.seconds = total.stop();
-  state.finish(r);
+      [](const LevelCounters& c) { return c.edges; });
 }
 
 }  // namespace gbcuda::detail::cuda::baselines

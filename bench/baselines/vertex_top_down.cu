@@ -34,31 +34,16 @@ __global__ void vertex_top_down_level(Index n, const Offset* __restrict__ out_pt
 void vertex_top_down(const Graph& g, Index source, bool parents, bool collect_stats, BfsResult& r) {
   const Index n = g.n;
   SearchState state(n, source, parents);
-  DeviceLevelCounters counters;
-  LevelCounters* stats = collect_stats ? counters.get() : nullptr;
   const unsigned grid = grid_for(n);
-  EventTimer total, level_timer;
-
-  total.start();
-  state.init();
-  Index frontier_size = 1;
-  for (std::int32_t d = 1;; ++d) {
-    if (collect_stats) level_timer.start();
-    counters.clear();
-    vertex_top_down_level<<<grid, kBlock>>>(n, g.out_ptr, g.out_idx, state.level(), state.parent(), d - 1,
-                                            counters.flag(), stats);
-    CUDA_CHECK_LAUNCH();
-    const LevelCounters c = counters.read();
-    if (collect_stats) {
-      const double t = level_timer.stop();
+  run_level_loop(
+      state, collect_stats, Direction::Push, r, [] {},
+      [&](std::int32_t d, unsigned long long* flag, LevelCounters* stats) {
+        vertex_top_down_level<<<grid, kBlock>>>(n, g.out_ptr, g.out_idx, state.level(), state.parent(), d - 1, flag,
+                                                stats);
+        CUDA_CHECK_LAUNCH();
+      },
       // edges: exact, the out-degrees of the vertices on the current level.
-      r.levels.push_back({d, frontier_size, static_cast<Index>(c.edges), Direction::Push, BfsKernel::Auto, t});
-      frontier_size = static_cast<Index>(c.found);
-    }
-    if (!c.flag) break;
-  }
-  r.seconds = total.stop();
-  state.finish(r);
+      [](const LevelCounters& c) { return c.edges; });
 }
 
 }  // namespace gbcuda::detail::cuda::baselines
