@@ -1,5 +1,5 @@
 # ctest case: install the already-built gbcuda into a prefix, then configure, build and run two
-# projects against it with find_package(gbcuda): tests/consumer and examples/, the way a user
+# projects against it with find_package(gbcuda): tests/consumer and examples/ (every example run), the way a user
 # builds them on their own.
 file(REMOVE_RECURSE ${WORK_DIR})
 execute_process(COMMAND ${CMAKE_COMMAND} --install ${BINARY_DIR} --prefix ${WORK_DIR}/prefix
@@ -32,3 +32,7 @@ endfunction()
 
 build_and_run(consumer ${SOURCE_DIR}/tests/consumer consumer)
 build_and_run(examples ${SOURCE_DIR}/examples example_bfs ${SOURCE_DIR}/matrices/karate.mtx 0 host)
+# The other examples, from the same build.
+build_and_run(examples ${SOURCE_DIR}/examples example_sssp ${SOURCE_DIR}/matrices/karate.mtx 0 host)
+build_and_run(examples ${SOURCE_DIR}/examples example_pagerank ${SOURCE_DIR}/matrices/karate.mtx host)
+build_and_run(examples ${SOURCE_DIR}/examples example_cc ${SOURCE_DIR}/matrices/karate.mtx host)
