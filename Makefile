@@ -4,7 +4,8 @@
 #   JOBS=n             build jobs (default: all cores); TEST_JOBS=n ctest jobs (default 2)
 #   TEST_TIMEOUT=s     ctest's limit per test
 #   NO_DEPS=1          skip the Debian package check (e.g. on the GPU host after `source .gpu/setup.sh`)
-#   BENCH_ARGS="..."   extra bfs_bench flags for `make bench`, e.g. --kernels all --sources 4
+#   BENCH_ARGS="..."   extra flags for `make bench` (bfs_bench, e.g. --kernels all --sources 4) or
+#                      `make algebra-bench` (algebra_bench, e.g. --cases spmv-f32,pagerank)
 #   FUZZ_SECONDS=s     how long `make fuzz` fuzzes (default 60)
 BUILD_DIR ?= build
 CMAKE_ARGS ?=
@@ -17,7 +18,7 @@ FUZZ_SECONDS ?= 60
 CLANG_FORMAT ?= clang-format
 FORMAT_DIRS := apps include lib tests
 
-.PHONY: all deps configure build run test sanitize fuzz bench format clean
+.PHONY: all deps configure build run test sanitize fuzz bench algebra-bench format clean
 
 all: build
 
@@ -65,6 +66,11 @@ endif
 # stdout, every number in $(BUILD_DIR)/bench.json (plot: scripts/plot_performance.py).
 bench: build
 	$(BUILD_DIR)/bin/bfs_bench --preset standard --json $(BUILD_DIR)/bench.json $(BENCH_ARGS)
+
+# The algebra beside GraphBLAS and cuSPARSE (algebra_bench), every number in
+# $(BUILD_DIR)/algebra-bench.json.
+algebra-bench: build
+	$(BUILD_DIR)/bin/algebra_bench --preset standard --json $(BUILD_DIR)/algebra-bench.json $(BENCH_ARGS)
 
 format:
 	find $(FORMAT_DIRS) -type f \( -name '*.hpp' -o -name '*.cpp' -o -name '*.cu' -o -name '*.cuh' \) \

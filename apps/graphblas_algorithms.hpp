@@ -1,0 +1,273 @@
+#pragma once
+// SuiteSparse:GraphBLAS as the CPU baseline of algebra_bench (and the tests' reference for the
+// examples): a matrix imported from a gbcuda CSR, and the examples' algorithms written with
+// GraphBLAS C calls, step for step as examples/ writes them with gbcuda's. Every function
+// returns dense host vectors and the seconds its loop took (the import is not timed).
+//
+// Debian's GraphBLAS.h (7.4) has no extern "C" guard: it is included inside one here.
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <limits>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <gbcuda/gbcuda.hpp>
+
+extern "C" {
+#if __has_include(<suitesparse/GraphBLAS.h>)
+#include <suitesparse/GraphBLAS.h>
+#else
+#include <GraphBLAS.h>
+#endif
+}
+
+namespace gbref {
+
+using gbcuda::Index;
+
+inline void check(GrB_Info info, const char* what) {
+  if (info != GrB_SUCCESS && info != GrB_NO_VALUE)
+    throw std::runtime_error(std::string("GraphBLAS call ") + what + " failed (GrB_Info " + std::to_string(int(info)) +
+                             ")");
+}
+#define GBREF_CALL(call) ::gbref::check((call), #call)
+
+struct Matrix {
+  GrB_Matrix m = nullptr;
+  Matrix() = default;
+  Matrix(const Matrix&) = delete;
+  Matrix& operator=(const Matrix&) = delete;
+  ~Matrix() {
+    if (m) GrB_Matrix_free(&m);
+  }
+};
+struct Vector {
+  GrB_Vector v = nullptr;
+  Vector() = default;
+  Vector(const Vector&) = delete;
+  Vector& operator=(const Vector&) = delete;
+  Vector(Vector&& o) noexcept : v(o.v) { o.v = nullptr; }
+  ~Vector() {
+    if (v) GrB_Vector_free(&v);
+  }
+};
+
+// The GraphBLAS type and typed calls of T.
+template <class T>
+struct Typed;
+#define GBREF_TYPED(CT, SUFFIX)                                                                              \
+  template <>                                                                                                \
+  struct Typed<CT> {                                                                                         \
+    static GrB_Type type() { return GrB_##SUFFIX; }                                                          \
+    static GrB_BinaryOp min() { return GrB_MIN_##SUFFIX; }                                                   \
+    static GrB_BinaryOp plus() { return GrB_PLUS_##SUFFIX; }                                                 \
+    static GrB_Info set(GrB_Vector v, CT x, GrB_Index i) { return GrB_Vector_setElement_##SUFFIX(v, x, i); } \
+    static GrB_Info fill(GrB_Vector v, CT x, GrB_Index n) {                                                  \
+      return GrB_Vector_assign_##SUFFIX(v, GrB_NULL, GrB_NULL, x, GrB_ALL, n, GrB_NULL);                     \
+    }                                                                                                        \
+    static GrB_Info tuples(GrB_Index* i, CT* x, GrB_Index* n, GrB_Vector v) {                                \
+      return GrB_Vector_extractTuples_##SUFFIX(i, x, n, v);                                                  \
+    }                                                                                                        \
+  };
+GBREF_TYPED(bool, BOOL)
+GBREF_TYPED(std::int32_t, INT32)
+GBREF_TYPED(std::int64_t, INT64)
+GBREF_TYPED(float, FP32)
+GBREF_TYPED(double, FP64)
+#undef GBREF_TYPED
+
+// A as a by-row GraphBLAS matrix of its own type (GraphBLAS takes over malloc'd copies).
+template <class T>
+void import(const gbcuda::Matrix<T>& A, Matrix& out) {
+  const gbcuda::Csr<T>& a = A.csr(gbcuda::Backend::Host);
+  const std::size_t nr = static_cast<std::size_t>(a.nrows), nnz = static_cast<std::size_t>(a.nvals());
+  const std::size_t nx = a.is_iso() ? 1 : std::max<std::size_t>(nnz, 1);
+  auto* ap = static_cast<GrB_Index*>(std::malloc((nr + 1) * sizeof(GrB_Index)));
+  auto* aj = static_cast<GrB_Index*>(std::malloc(std::max<std::size_t>(nnz, 1) * sizeof(GrB_Index)));
+  auto* ax = static_cast<T*>(std::malloc(nx * sizeof(T)));
+  if (!ap || !aj || !ax) {
+    std::free(ap);
+    std::free(aj);
+    std::free(ax);
+    throw std::bad_alloc();
+  }
+  const gbcuda::Offset* rp = a.row_ptr.data();
+  const gbcuda::Vid* ci = a.col_idx.data();
+#pragma omp parallel for schedule(static)
+  for (std::size_t i = 0; i <= nr; ++i) ap[i] = static_cast<GrB_Index>(rp[i]);
+#pragma omp parallel for schedule(static)
+  for (std::size_t p = 0; p < nnz; ++p) aj[p] = static_cast<GrB_Index>(ci[p]);
+  if (a.is_iso()) ax[0] = a.iso_value;
+  else std::copy(a.values.data(), a.values.data() + nnz, ax);
+  void* axv = ax;
+  const GrB_Info info = GxB_Matrix_import_CSR(
+      &out.m, Typed<T>::type(), nr, static_cast<GrB_Index>(a.ncols), &ap, &aj, &axv, (nr + 1) * sizeof(GrB_Index),
+      std::max<std::size_t>(nnz, 1) * sizeof(GrB_Index), nx * sizeof(T), a.is_iso(), /*jumbled=*/false, nullptr);
+  if (info != GrB_SUCCESS) {  // on failure the arrays are still ours
+    std::free(ap);
+    std::free(aj);
+    std::free(axv);
+  }
+  check(info, "GxB_Matrix_import_CSR");
+  GBREF_CALL(GrB_Matrix_wait(out.m, GrB_MATERIALIZE));
+}
+
+template <class T>
+Vector empty_vector(Index n) {
+  Vector v;
+  GBREF_CALL(GrB_Vector_new(&v.v, Typed<T>::type(), static_cast<GrB_Index>(n)));
+  return v;
+}
+template <class T>
+Vector from_dense(const std::vector<T>& x) {
+  Vector v = empty_vector<T>(Index(x.size()));
+  for (std::size_t i = 0; i < x.size(); ++i) GBREF_CALL(Typed<T>::set(v.v, x[i], GrB_Index(i)));
+  GBREF_CALL(GrB_Vector_wait(v.v, GrB_MATERIALIZE));
+  return v;
+}
+template <class T>
+std::vector<T> to_dense(GrB_Vector v, Index n, T missing) {
+  GrB_Index nv = 0;
+  GBREF_CALL(GrB_Vector_nvals(&nv, v));
+  std::vector<GrB_Index> idx(nv + 1);
+  std::unique_ptr<T[]> val(new T[nv + 1]);
+  GBREF_CALL(Typed<T>::tuples(idx.data(), val.get(), &nv, v));
+  std::vector<T> out(static_cast<std::size_t>(n), missing);
+  for (GrB_Index k = 0; k < nv; ++k) out[idx[k]] = val[k];
+  return out;
+}
+
+using Clock = std::chrono::steady_clock;
+inline double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+template <class T>
+struct Result {
+  std::vector<T> values;
+  double seconds = 0;
+  int rounds = 0;
+};
+
+// w = A * u over PLUS_TIMES (u dense).
+template <class T>
+Result<T> spmv(const Matrix& A, const Vector& u, Index n) {
+  Vector w = empty_vector<T>(n);
+  GrB_Semiring s = std::is_same_v<T, float> ? GrB_PLUS_TIMES_SEMIRING_FP32 : GrB_PLUS_TIMES_SEMIRING_FP64;
+  const auto t0 = Clock::now();
+  GBREF_CALL(GrB_mxv(w.v, GrB_NULL, GrB_NULL, s, A.m, u.v, GrB_NULL));
+  GBREF_CALL(GrB_Vector_wait(w.v, GrB_MATERIALIZE));
+  Result<T> r;
+  r.seconds = since(t0);
+  r.values = to_dense<T>(w.v, n, T(0));
+  r.rounds = 1;
+  return r;
+}
+
+// Bellman-Ford as examples/sssp: d = min(d, d' min.+ A) until the distances stop shrinking.
+template <class T>
+Result<T> sssp(const Matrix& A, Index n, Index source, T unreachable) {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, std::int64_t>);
+  GrB_Semiring minplus = std::is_same_v<T, float>    ? GrB_MIN_PLUS_SEMIRING_FP32
+                         : std::is_same_v<T, double> ? GrB_MIN_PLUS_SEMIRING_FP64
+                                                     : GrB_MIN_PLUS_SEMIRING_INT64;
+  GrB_BinaryOp minus = std::is_same_v<T, float>    ? GrB_MINUS_FP32
+                       : std::is_same_v<T, double> ? GrB_MINUS_FP64
+                                                   : GrB_MINUS_INT64;
+  GrB_Monoid plus = std::is_same_v<T, float>    ? GrB_PLUS_MONOID_FP32
+                    : std::is_same_v<T, double> ? GrB_PLUS_MONOID_FP64
+                                                : GrB_PLUS_MONOID_INT64;
+  Result<T> r;
+  Vector d = empty_vector<T>(n), t = empty_vector<T>(n), shrink = empty_vector<T>(n);
+  GBREF_CALL(Typed<T>::set(d.v, T(0), GrB_Index(source)));
+  const auto t0 = Clock::now();
+  for (Index round = 0; round < n; ++round) {
+    ++r.rounds;
+    GBREF_CALL(GrB_Vector_free(&t.v));
+    GBREF_CALL(GrB_Vector_dup(&t.v, d.v));
+    GBREF_CALL(GrB_vxm(t.v, GrB_NULL, Typed<T>::min(), minplus, d.v, A.m, GrB_NULL));
+    GrB_Index nt = 0, nd = 0;
+    GBREF_CALL(GrB_Vector_nvals(&nt, t.v));
+    GBREF_CALL(GrB_Vector_nvals(&nd, d.v));
+    if (nt == nd) {
+      GBREF_CALL(GrB_Vector_eWiseMult_BinaryOp(shrink.v, GrB_NULL, GrB_NULL, minus, d.v, t.v, GrB_NULL));
+      T sum = 0;
+      if constexpr (std::is_same_v<T, float>)
+        GBREF_CALL(GrB_Vector_reduce_FP32(&sum, GrB_NULL, plus, shrink.v, GrB_NULL));
+      else if constexpr (std::is_same_v<T, double>)
+        GBREF_CALL(GrB_Vector_reduce_FP64(&sum, GrB_NULL, plus, shrink.v, GrB_NULL));
+      else GBREF_CALL(GrB_Vector_reduce_INT64(&sum, GrB_NULL, plus, shrink.v, GrB_NULL));
+      if (sum == T(0)) break;
+    }
+    std::swap(d.v, t.v);
+  }
+  r.seconds = since(t0);
+  r.values = to_dense<T>(d.v, n, unreachable);
+  return r;
+}
+
+// PageRank as examples/pagerank (GAP): r' = (1-d)/n + (r .* d/outdeg)' * A over PLUS_FIRST.
+template <class T>
+Result<T> pagerank(const Matrix& A, const std::vector<Index>& outdeg, T damping, T tolerance, int itermax) {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
+  constexpr bool f32 = std::is_same_v<T, float>;
+  const Index n = Index(outdeg.size());
+  Result<T> r;
+  Vector scale = empty_vector<T>(n);
+  for (Index v = 0; v < n; ++v)
+    if (outdeg[std::size_t(v)] > 0)
+      GBREF_CALL(Typed<T>::set(scale.v, damping / T(outdeg[std::size_t(v)]), GrB_Index(v)));
+  GBREF_CALL(GrB_Vector_wait(scale.v, GrB_MATERIALIZE));
+  Vector rank = empty_vector<T>(n), w = empty_vector<T>(n), next = empty_vector<T>(n), delta = empty_vector<T>(n);
+  const T teleport = (T(1) - damping) / T(n);
+  const auto t0 = Clock::now();
+  GBREF_CALL(Typed<T>::fill(rank.v, T(1) / T(n), GrB_Index(n)));
+  while (r.rounds < itermax) {
+    ++r.rounds;
+    GBREF_CALL(GrB_Vector_eWiseMult_BinaryOp(w.v, GrB_NULL, GrB_NULL, f32 ? GrB_TIMES_FP32 : GrB_TIMES_FP64, rank.v,
+                                             scale.v, GrB_NULL));
+    GBREF_CALL(Typed<T>::fill(next.v, teleport, GrB_Index(n)));
+    GBREF_CALL(GrB_vxm(next.v, GrB_NULL, Typed<T>::plus(), f32 ? GxB_PLUS_FIRST_FP32 : GxB_PLUS_FIRST_FP64, w.v, A.m,
+                       GrB_NULL));
+    GBREF_CALL(GrB_Vector_eWiseAdd_BinaryOp(delta.v, GrB_NULL, GrB_NULL, f32 ? GrB_MINUS_FP32 : GrB_MINUS_FP64, next.v,
+                                            rank.v, GrB_NULL));
+    GBREF_CALL(GrB_Vector_apply(delta.v, GrB_NULL, GrB_NULL, f32 ? GrB_ABS_FP32 : GrB_ABS_FP64, delta.v, GrB_NULL));
+    T change = 0;
+    if constexpr (f32) GBREF_CALL(GrB_Vector_reduce_FP32(&change, GrB_NULL, GrB_PLUS_MONOID_FP32, delta.v, GrB_NULL));
+    else GBREF_CALL(GrB_Vector_reduce_FP64(&change, GrB_NULL, GrB_PLUS_MONOID_FP64, delta.v, GrB_NULL));
+    std::swap(rank.v, next.v);
+    if (change < tolerance) break;
+  }
+  GBREF_CALL(GrB_Vector_wait(rank.v, GrB_MATERIALIZE));
+  r.seconds = since(t0);
+  r.values = to_dense<T>(rank.v, n, T(0));
+  return r;
+}
+
+// Connected components as examples/cc: minimum-label propagation over MIN_FIRST (A symmetric).
+inline Result<std::int64_t> components(const Matrix& A, Index n) {
+  Result<std::int64_t> r;
+  Vector f = empty_vector<std::int64_t>(n), t = empty_vector<std::int64_t>(n), shrink = empty_vector<std::int64_t>(n);
+  for (Index v = 0; v < n; ++v) GBREF_CALL(GrB_Vector_setElement_INT64(f.v, v, GrB_Index(v)));
+  GBREF_CALL(GrB_Vector_wait(f.v, GrB_MATERIALIZE));
+  const auto t0 = Clock::now();
+  for (;;) {
+    ++r.rounds;
+    GBREF_CALL(GrB_Vector_free(&t.v));
+    GBREF_CALL(GrB_Vector_dup(&t.v, f.v));
+    GBREF_CALL(GrB_vxm(t.v, GrB_NULL, GrB_MIN_INT64, GrB_MIN_FIRST_SEMIRING_INT64, f.v, A.m, GrB_NULL));
+    GBREF_CALL(GrB_Vector_eWiseMult_BinaryOp(shrink.v, GrB_NULL, GrB_NULL, GrB_MINUS_INT64, f.v, t.v, GrB_NULL));
+    std::int64_t sum = 0;
+    GBREF_CALL(GrB_Vector_reduce_INT64(&sum, GrB_NULL, GrB_PLUS_MONOID_INT64, shrink.v, GrB_NULL));
+    if (sum == 0) break;
+    std::swap(f.v, t.v);
+  }
+  r.seconds = since(t0);
+  r.values = to_dense<std::int64_t>(f.v, n, -1);
+  return r;
+}
+
+}  // namespace gbref

@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""algebra_bench on the host: the small preset runs every case beside GraphBLAS with matching
+answers, the JSON holds every row, and bad options exit 2 before any work."""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    args = ap.parse_args()
+    exe = os.path.join(args.bin, "algebra_bench")
+    failures = []
+
+    def check(cond, what):
+        if not cond:
+            failures.append(what)
+            print("FAIL:", what)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "ab.json")
+        p = subprocess.run([exe, "--preset", "small", "--device", "host", "--repeat", "1", "--warmup", "0",
+                            "--json", out], capture_output=True, text=True, timeout=900)
+        check(p.returncode == 0, f"small preset exits 0 (got {p.returncode}: {p.stderr[-2000:]})")
+        data = json.load(open(out))
+        rows = data["cases"]
+        for graph in ("kron:14:16", "urand:14:16"):
+            for case in ("spmv-f32", "spmv-f64", "sssp", "pagerank", "cc"):
+                for impl in ("graphblas", "gbcuda"):
+                    match = [r for r in rows if r["graph"] == graph and r["case"] == case and r["impl"] == impl]
+                    check(len(match) == 1, f"one row for {graph} {case} {impl}")
+                    if match:
+                        check(match[0]["status"] == "ok", f"{graph} {case} {impl} ok ({match[0]['note']})")
+                        check(match[0]["seconds_median"] is not None and match[0]["seconds_median"] > 0,
+                              f"{graph} {case} {impl} has a time")
+        pr = [r for r in rows if r["case"] == "pagerank" and r["impl"] == "gbcuda"]
+        check(all(r["rounds"] == 20 for r in pr), "PageRank runs 20 iterations")
+        lat = [r for r in rows if r["case"].startswith("latency:")]
+        check(len(lat) == 5, f"five latency rows (got {len(lat)})")
+        check("median ms" in p.stdout and "spmv-f32" in p.stdout, "the table is on stdout")
+
+        p = subprocess.run([exe, "--preset", "small", "--cases", "spmv,nope"], capture_output=True, text=True)
+        check(p.returncode == 2 and "unknown case" in p.stderr, f"an unknown case exits 2 ({p.returncode})")
+        p = subprocess.run([exe, "--preset", "small", "--json", tmp], capture_output=True, text=True, timeout=60)
+        check(p.returncode == 2 and "algebra_bench: loading" not in p.stderr,
+              f"--json naming a directory exits 2 before loading ({p.returncode}: {p.stderr[-300:]})")
+        p = subprocess.run([exe, "--help"], capture_output=True, text=True)
+        check(p.returncode == 0 and "--cases" in p.stdout and "cuSPARSE" in p.stdout, "--help names the options")
+    if failures:
+        print(f"{len(failures)} check(s) failed")
+        sys.exit(1)
+    print("all algebra_bench checks passed")
+
+
+if __name__ == "__main__":
+    main()
