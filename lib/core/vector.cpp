@@ -151,6 +151,13 @@ Vector<T>::Vector(Index n, Backend where) {
 
 template <class T>
 Vector<T> Vector<T>::full(Index n, T fill, Backend where) {
+#if GBCUDA_HAVE_CUDA
+  if (where == Backend::Cuda) {  // filled on the device: no host array, no copy, no wait
+    Vector<T> v(n, where);
+    detail::cuda::merge_scalar(v.s_, detail::MaskView{}, NoAccum{}, fill, /*replace=*/false);
+    return v;
+  }
+#endif
   Vector<T> v(n, Backend::Host);
   auto& s = v.s_;
   s.values = detail::Array<T>(static_cast<std::size_t>(n), Backend::Host);
