@@ -24,6 +24,7 @@
 #include "graphblas_algorithms.hpp"
 #include "pagerank/pagerank.hpp"
 #include "sssp/sssp.hpp"
+#include "tc/tc.hpp"
 
 #if GBCUDA_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -37,9 +38,9 @@ using gbcuda::Index;
 using Json = nlohmann::ordered_json;
 using Clock = std::chrono::steady_clock;
 
-const std::vector<std::string> kPresetStandard = {"kron:22:16", "urand:22:16"};
+const std::vector<std::string> kPresetStandard = {"kron:22:16", "urand:22:16", "kron:18:16"};
 const std::vector<std::string> kPresetSmall = {"kron:14:16", "urand:14:16"};
-const std::vector<std::string> kCases = {"spmv-f32", "spmv-f64", "sssp", "pagerank", "cc"};
+const std::vector<std::string> kCases = {"spmv-f32", "spmv-f64", "sssp", "pagerank", "cc", "tc"};
 
 struct Options {
   std::vector<std::string> graphs;
@@ -53,6 +54,7 @@ struct Options {
   bool no_host = false;
   bool no_latency = false;
   std::uint64_t seed = 1;
+  Index tc_max_entries = Index(1) << 26;
 };
 
 struct Row {
@@ -153,6 +155,7 @@ class Bench {
   }
   template <class T>
   void spmv(const std::string& graph, const gbcuda::Matrix<bool>& G, const gbref::Matrix* gG);
+  void triangles(const std::string& name, const gbcuda::Matrix<bool>& G, const gbref::Matrix* gG);
 
   const Options& o_;
   Backend device_;
@@ -262,10 +265,12 @@ void Bench::run_graph(const std::string& name) {
   gbcuda::Matrix<bool> G = generated ? gbcuda::generate_graph(name, device_) : gbcuda::read_matrix<bool>(name);
   if (G.nrows() != G.ncols() || G.nrows() == 0)
     throw gbcuda_cli::UsageError{fmt::format("{}: need a non-empty square matrix", name)};
-  if (!G.is_symmetric_structure() && wants("cc")) G = G.symmetrized();  // components need an undirected graph
+  if (!G.is_symmetric_structure() && (wants("cc") || wants("tc")))
+    G = G.symmetrized();  // components, triangles: undirected
   const Index n = G.nrows();
   std::optional<gbref::Matrix> gG;
-  if (!o_.no_graphblas && (wants("sssp") || wants("pagerank") || wants("cc"))) {
+  const bool tc_here = wants("tc") && G.nvals() <= o_.tc_max_entries;
+  if (!o_.no_graphblas && (wants("sssp") || wants("pagerank") || wants("cc") || tc_here)) {
     gG.emplace();
     gbref::import(G, *gG);
   }
@@ -355,6 +360,38 @@ void Bench::run_graph(const std::string& name) {
       add(std::move(r));
     }
   }
+  if (wants("tc")) triangles(name, G, gG ? &*gG : nullptr);
+}
+
+// Triangles (examples/tc) on graphs of at most --tc-max-entries entries.
+void Bench::triangles(const std::string& name, const gbcuda::Matrix<bool>& G, const gbref::Matrix* gG) {
+  if (G.nvals() > o_.tc_max_entries) {
+    Row r{name, "tc", "all", "-"};
+    r.status = "skipped";
+    r.note = fmt::format("more than --tc-max-entries {} entries", o_.tc_max_entries);
+    add(std::move(r));
+    return;
+  }
+  std::optional<std::int64_t> want;
+  if (gG) {
+    Row r{name, "tc", "graphblas", "host"};
+    for (int i = 0; i < o_.warmup + o_.repeat; ++i) {
+      auto res = gbref::triangles(*gG, G.nrows());
+      if (i >= o_.warmup) r.seconds.push_back(res.seconds);
+      want = res.values[0];
+    }
+    r.note = fmt::format("{} triangles", *want);
+    add(std::move(r));
+  }
+  for (Backend b : gbcuda_backends()) {
+    Row r{name, "tc", "gbcuda", gbcuda::to_string(b)};
+    G.csr(b);
+    std::int64_t got = 0;
+    repeat_timed(r, b, o_, [&] { got = example::triangle_count(G, b); });
+    r.note = fmt::format("{} triangles", got);
+    if (want && got != *want) r.status = "FAILED", r.note += fmt::format(", expected {}", *want);
+    add(std::move(r));
+  }
 }
 
 // Per-call latency of small operations on a 1024-vertex graph: the mean of 1000 calls, the device
@@ -438,7 +475,8 @@ int run(const Options& o, const std::string& command_line) {
     for (std::size_t p; (p = rest.find(',')) != std::string::npos; rest.erase(0, p + 1)) {
       const std::string c = rest.substr(0, p);
       if (std::find(kCases.begin(), kCases.end(), c) == kCases.end())
-        throw gbcuda_cli::UsageError{fmt::format("unknown case '{}' (cases: spmv-f32,spmv-f64,sssp,pagerank,cc)", c)};
+        throw gbcuda_cli::UsageError{
+            fmt::format("unknown case '{}' (cases: spmv-f32,spmv-f64,sssp,pagerank,cc,tc)", c)};
     }
   }
   const Backend device = gbcuda::resolve_device(gbcuda::parse_device(o.device));
@@ -459,16 +497,20 @@ int run(const Options& o, const std::string& command_line) {
 
 int main(int argc, char** argv) {
   CLI::App app{
-      "algebra_bench: gbcuda's algebra (SpMV, Bellman-Ford, PageRank, connected components, small-op latency) "
+      "algebra_bench: gbcuda's algebra (SpMV, Bellman-Ford, PageRank, connected components, triangles, small-op "
+      "latency) "
       "beside SuiteSparse:GraphBLAS on all cores and cuSPARSE's SpMV, answers checked against GraphBLAS's."};
   app.name("algebra_bench");
   Options o;
   app.add_option("GRAPH", o.graphs,
                  "Graph files (any format bfs_spmv reads) or generator specs (kron:S:E, urand:S:K, ...)");
-  app.add_option("--preset", o.preset, "standard: kron:22:16 urand:22:16; small: kron:14:16 urand:14:16")
+  app.add_option("--preset", o.preset, "standard: kron:22:16 urand:22:16 kron:18:16; small: kron:14:16 urand:14:16")
       ->type_name("standard|small")
       ->check(CLI::IsMember({"standard", "small"}).description(""));
-  app.add_option("--cases", o.cases, "Comma-separated: spmv-f32,spmv-f64,sssp,pagerank,cc (default all)");
+  app.add_option("--cases", o.cases, "Comma-separated: spmv-f32,spmv-f64,sssp,pagerank,cc,tc (default all)");
+  app.add_option("--tc-max-entries", o.tc_max_entries,
+                 "Count triangles only on graphs of at most N stored entries (default 2^26)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--repeat", o.repeat, "Timed runs per case (default 5)")->check(CLI::Range(1, 1000000));
   app.add_option("--warmup", o.warmup, "Untimed runs per case first (default 1)")->check(CLI::Range(0, 1000000));
   app.add_option("--device", o.device, "Where gbcuda runs: cuda, host, or auto (the GPU when usable)")
@@ -482,7 +524,8 @@ int main(int argc, char** argv) {
       "Times: the median and minimum of --repeat runs after --warmup; gbcuda on the GPU and cuSPARSE with CUDA events "
       "on the library stream, the CPU runs with a steady clock (GraphBLAS: its loop only, the matrix imported "
       "before). Weights: 1 + (p * 2654435761 + seed) % 255 for stored entry p. PageRank runs 20 iterations; SSSP "
-      "starts at the vertex of most out-edges; components use A + A' when A is not symmetric. Exit 1 when an "
+      "starts at the vertex of most out-edges; components and triangles use A + A' when A is not symmetric. Exit 1 "
+      "when an "
       "answer differs from GraphBLAS's (status FAILED), 2 for usage errors.");
   if (const auto stop = gbcuda_cli::parse_arguments(app, argc, argv, "algebra_bench")) return *stop;
   std::string command_line;

@@ -17,6 +17,7 @@
 #include "support/graphblas_ref.hpp"
 #include "support/graphs.hpp"
 #include "support/ops_ref.hpp"
+#include "tc/tc.hpp"
 
 namespace {
 
@@ -267,6 +268,46 @@ TEST_P(ExampleAlgebra, ComponentsMatchGraphBLAS) {
   for (const char* name : {"karate.mtx", "netscience.mtx", "dolphins.mtx"}) {
     const auto M = gbcuda::read_matrix<bool>(std::string(GBCUDA_MATRICES_DIR) + "/" + name);
     check_components(M.symmetrized(), GetParam(), name);
+  }
+}
+
+// Triangles with GraphBLAS: L = tril(A, -1), C<L> = L * L' over PLUS_PAIR, sum(C).
+std::int64_t graphblas_triangles(const gbcuda::Matrix<bool>& A) {
+  gbtest::GrbMatrix g;
+  gbtest::to_graphblas_pattern(A, g);
+  const GrB_Index n = GrB_Index(A.nrows());
+  ops_ref::GMat L, C;
+  OPS_GRB(GrB_Matrix_new(&L.m, GrB_BOOL, n, n));
+  OPS_GRB(GrB_Matrix_new(&C.m, GrB_INT64, n, n));
+  OPS_GRB(GrB_Matrix_select_INT64(L.m, GrB_NULL, GrB_NULL, GrB_TRIL, g.m, -1, GrB_NULL));
+  OPS_GRB(GrB_mxm(C.m, L.m, GrB_NULL, GxB_PLUS_PAIR_INT64, L.m, L.m, GrB_DESC_ST1));
+  std::int64_t count = 0;
+  OPS_GRB(GrB_Matrix_reduce_INT64(&count, GrB_NULL, GrB_PLUS_MONOID_INT64, C.m, GrB_NULL));
+  return count;
+}
+
+TEST_P(ExampleAlgebra, TrianglesMatchGraphBLAS) {
+  const std::uint64_t before = gbcuda::host_fallbacks();
+  int nonzero = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(GBCUDA_MATRICES_DIR)) {
+    if (entry.path().filename() == "README.md") continue;
+    const auto M = gbcuda::read_matrix<bool>(entry.path().string());
+    if (M.nrows() != M.ncols() || M.nrows() == 0) continue;
+    const auto A = M.is_symmetric_structure() ? M : M.symmetrized();
+    const std::int64_t want = graphblas_triangles(A);
+    EXPECT_EQ(example::triangle_count(A, GetParam()), want) << entry.path().filename();
+    nonzero += want > 0;
+  }
+  EXPECT_GE(nonzero, 5);
+  for (std::uint64_t seed : {1, 2}) {
+    const gbtest::GraphSpec spec{20000, 12.0, false, true, true, 0.05, seed};
+    const auto A = gbtest::random_graph(spec);
+    EXPECT_EQ(example::triangle_count(A, GetParam()), graphblas_triangles(A)) << spec.name();
+  }
+  const auto karate = gbcuda::read_matrix<bool>(std::string(GBCUDA_MATRICES_DIR) + "/karate.mtx");
+  EXPECT_EQ(example::triangle_count(karate, GetParam()), 45);  // Zachary's karate club
+  if (GetParam() == Backend::Cuda) {
+    EXPECT_EQ(gbcuda::host_fallbacks(), before) << "triangle counting ran on host copies";
   }
 }
 

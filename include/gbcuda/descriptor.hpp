@@ -34,6 +34,7 @@ struct Descriptor {
   // The policy's direction thresholds (see Direction); 0 = the library's (calibrated on the GPU).
   double alpha = 0.0;
   double beta = 0.0;
+  bool transpose_b = false;  // GrB_TRAN on the second matrix input (mxm's B)
 
   constexpr Descriptor with_direction(Direction d) const {
     Descriptor x = *this;
@@ -43,6 +44,11 @@ struct Descriptor {
   constexpr Descriptor with_transpose(bool t = true) const {
     Descriptor x = *this;
     x.transpose_a = t;
+    return x;
+  }
+  constexpr Descriptor with_transpose_b(bool t = true) const {
+    Descriptor x = *this;
+    x.transpose_b = t;
     return x;
   }
   constexpr Descriptor with_kernel(ProductKernel k) const {
@@ -66,6 +72,7 @@ inline constexpr Descriptor RS{true, false, true, false};
 inline constexpr Descriptor RSC{true, true, true, false};
 inline constexpr Descriptor RT0{true, false, false, true};
 inline constexpr Descriptor RSCT0{true, true, true, true};
+inline constexpr Descriptor ST1 = S.with_transpose_b();  // structural mask, B transposed (mxm)
 }  // namespace desc
 
 }  // namespace gbcuda

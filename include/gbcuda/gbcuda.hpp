@@ -6,6 +6,7 @@
 #include "gbcuda/generators.hpp"
 #include "gbcuda/io.hpp"
 #include "gbcuda/matrix.hpp"
+#include "gbcuda/matrix_operations.hpp"
 #include "gbcuda/operations.hpp"
 #include "gbcuda/semiring.hpp"
 #include "gbcuda/types.hpp"

@@ -209,6 +209,27 @@ template <class T> using MaxSecond = Semiring<MaxMonoid<T>, Second<T>>;
 template <class T> using PlusFirst = Semiring<PlusMonoid<T>, First<T>>;
 template <class T> using PlusSecond = Semiring<PlusMonoid<T>, Second<T>>;
 
+// ---- index-unary predicates (select): whether entry A(i,j) = x stays -------------------------
+// Tril: j <= i + k; Triu: j >= i + k; Diag: j == i + k; Offdiag: j != i + k (k = the thunk), as
+// GrB_TRIL, GrB_TRIU, GrB_DIAG, GrB_OFFDIAG; the value ones compare x with the thunk (GrB_VALUEEQ..).
+enum class SelectKind { Tril, Triu, Diag, Offdiag, ValueEq, ValueNe, ValueGt, ValueGe, ValueLt, ValueLe };
+GBCUDA_HD inline bool select_holds(SelectKind kind, double x, Index i, Index j, double thunk) {
+  const Index k = Index(thunk);
+  switch (kind) {
+    case SelectKind::Tril: return j <= i + k;
+    case SelectKind::Triu: return j >= i + k;
+    case SelectKind::Diag: return j == i + k;
+    case SelectKind::Offdiag: return j != i + k;
+    case SelectKind::ValueEq: return x == thunk;
+    case SelectKind::ValueNe: return x != thunk;
+    case SelectKind::ValueGt: return x > thunk;
+    case SelectKind::ValueGe: return x >= thunk;
+    case SelectKind::ValueLt: return x < thunk;
+    case SelectKind::ValueLe: break;
+  }
+  return x <= thunk;
+}
+
 // Accumulator placeholder: "no accumulator" (GrB_NULL).
 struct NoAccum {};
 inline constexpr NoAccum no_accum{};

@@ -86,4 +86,21 @@ void select_flagged(Scratch& scratch, const std::uint8_t* flags, Index n, Vid* o
 template <class T>
 void copy_prefix(T* dst, const T* src, Index count, const Index* count_dev, Index capacity);
 
+// ---- defined in matrix_ops.cu ---------------------------------------------------------------
+// Keeps the entries p of a CSR (n rows, row_ptr in device memory, nnz entries) whose keep[p] is
+// 1. `keep` holds nnz + 1 Offsets (the last 0); it is overwritten with its exclusive prefix sum,
+// each kept entry's new position. Returns the new row offsets (n + 1, device) and sets `kept`
+// (read back: one host wait, the caller needs the size to allocate).
+Array<Offset> compact_rows(const Offset* row_ptr, Index n, Offset* keep, Index nnz, Offset& kept);
+// The row of entry p: the last i with row_ptr[i] <= p (row_ptr has n + 1 entries).
+__device__ __forceinline__ Index row_of(const Offset* row_ptr, Index n, Offset p) {
+  Index lo = 0, hi = n;
+  while (hi - lo > 1) {
+    const Index mid = (lo + hi) / 2;
+    if (row_ptr[mid] <= p) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
 }  // namespace gbcuda::detail::cuda

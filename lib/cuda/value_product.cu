@@ -431,7 +431,90 @@ __global__ void cast_values_kernel(To* __restrict__ out, TypedValues in, Index c
   for (Index p = global_thread(); p < count; p += grid_threads()) out[p] = in.get<To>(p);
 }
 
+// ---- masked mxm by dot products ----------------------------------------------------------------
+// One thread per entry (i,j) of the mask: the intersection of row i of A and row j of B' (both
+// sorted), walking the shorter list and finding each of its columns in the longer by a binary
+// search that only moves forward. keep[e] = 1 where a term exists, its sum in vals[e].
+template <class Z>
+__global__ void __launch_bounds__(kBlock)
+    mxm_dot_kernel(Offset* __restrict__ keep, Z* __restrict__ vals, CsrView<bool> m, DeviceSemiring<Z> s, TypedCsr a,
+                   TypedCsr bt) {
+  const Offset nnz = m.nnz;
+  for (Offset e = global_thread(); e <= nnz; e += grid_threads()) {
+    if (e == nnz) {
+      keep[e] = 0;
+      continue;
+    }
+    const Index i = row_of(m.row_ptr, m.nrows, e);
+    const Vid j = m.col_idx[e];
+    Offset p = a.row_ptr[i], pe = a.row_ptr[i + 1], q = bt.row_ptr[j], qe = bt.row_ptr[j + 1];
+    const bool a_short = pe - p <= qe - q;
+    bool has = false;
+    Z acc = s.identity();
+    // s: the short list, l: the long one; x comes from A, y from B' whichever is which.
+    Offset sp = a_short ? p : q, se = a_short ? pe : qe, lp = a_short ? q : p, le = a_short ? qe : pe;
+    const Vid* scol = a_short ? a.col_idx : bt.col_idx;
+    const Vid* lcol = a_short ? bt.col_idx : a.col_idx;
+    for (; sp < se && lp < le; ++sp) {
+      const Vid k = scol[sp];
+      Offset lo = lp, hi = le;  // the first position in [lp, le) with a column >= k
+      while (lo < hi) {
+        const Offset mid = (lo + hi) / 2;
+        if (lcol[mid] < k) lo = mid + 1;
+        else hi = mid;
+      }
+      lp = lo;
+      if (lp < le && lcol[lp] == k) {
+        const Offset pa = a_short ? sp : lp, pb = a_short ? lp : sp;
+        const Z x = s.read_a ? a.values.get<Z>(pa) : Z(1);
+        const Z y = s.read_u ? bt.values.get<Z>(pb) : Z(1);
+        const Z t = s.multiply(x, y, k);
+        acc = has ? s.add(acc, t) : t;
+        has = true;
+        ++lp;
+        if (s.has_terminal() && s.is_terminal(acc)) break;
+      }
+    }
+    keep[e] = has ? 1 : 0;
+    vals[e] = acc;
+  }
+}
+
+template <class Z>
+__global__ void mxm_scatter_kernel(Vid* __restrict__ out_col, Z* __restrict__ out_val, const Offset* __restrict__ pos,
+                                   const Vid* __restrict__ col, const Z* __restrict__ vals, Offset nnz) {
+  for (Offset e = global_thread(); e < nnz; e += grid_threads())
+    if (pos[e + 1] != pos[e]) {
+      out_col[pos[e]] = col[e];
+      out_val[pos[e]] = vals[e];
+    }
+}
+
 }  // namespace
+
+template <class Z>
+Csr<Z> mxm_dot(const CsrView<bool>& m, const SemiringCode& code, const TypedCsr& a, const TypedCsr& bt) {
+  // The multiply's x is A's value, y B's: as a product with u_first false, A in the role of the
+  // matrix and B' in u's.
+  const DeviceSemiring<Z> s = device_semiring<Z>(code, /*u_first=*/false, a.values);
+  Array<Offset> keep(static_cast<std::size_t>(m.nnz) + 1, Backend::Cuda);
+  Array<Z> vals(static_cast<std::size_t>(std::max<Offset>(m.nnz, 1)), Backend::Cuda);
+  mxm_dot_kernel<<<grid_for(m.nnz + 1), kBlock, 0, stream()>>>(keep.data(), vals.data(), m, s, a, bt);
+  CUDA_CHECK_LAUNCH();
+  Csr<Z> out;
+  out.nrows = m.nrows;
+  out.ncols = m.ncols;
+  Offset kept = 0;
+  out.row_ptr = compact_rows(m.row_ptr, m.nrows, keep.data(), m.nnz, kept);
+  out.col_idx = Array<Vid>(static_cast<std::size_t>(kept), Backend::Cuda);
+  out.values = Array<Z>(static_cast<std::size_t>(kept), Backend::Cuda);
+  if (m.nnz > 0) {
+    mxm_scatter_kernel<<<grid_for(m.nnz), kBlock, 0, stream()>>>(out.col_idx.data(), out.values.data(), keep.data(),
+                                                                 m.col_idx, vals.data(), m.nnz);
+    CUDA_CHECK_LAUNCH();
+  }
+  return out;
+}
 
 template <class Z>
 void value_pull(VectorStore<Z>& t, const MaskView& m, const SemiringCode& code, const TypedCsr& rows, const TypedVec& u,
@@ -550,7 +633,8 @@ void cast_values(To* out, const TypedValues& in, Index count) {
                               bool);                                                                                   \
   template void value_push<Z>(VectorStore<Z>&, const MaskView&, const SemiringCode&, const TypedCsr&, const TypedVec&, \
                               bool);                                                                                   \
-  template void cast_values<Z>(Z*, const TypedValues&, Index);
+  template void cast_values<Z>(Z*, const TypedValues&, Index);                                                         \
+  template Csr<Z> mxm_dot<Z>(const CsrView<bool>&, const SemiringCode&, const TypedCsr&, const TypedCsr&);
 GBCUDA_FOR_EACH_TYPE(GBCUDA_INST_VALUE_PRODUCT)
 #undef GBCUDA_INST_VALUE_PRODUCT
 

@@ -29,7 +29,7 @@ def main():
         data = json.load(open(out))
         rows = data["cases"]
         for graph in ("kron:14:16", "urand:14:16"):
-            for case in ("spmv-f32", "spmv-f64", "sssp", "pagerank", "cc"):
+            for case in ("spmv-f32", "spmv-f64", "sssp", "pagerank", "cc", "tc"):
                 for impl in ("graphblas", "gbcuda"):
                     match = [r for r in rows if r["graph"] == graph and r["case"] == case and r["impl"] == impl]
                     check(len(match) == 1, f"one row for {graph} {case} {impl}")
@@ -39,6 +39,8 @@ def main():
                               f"{graph} {case} {impl} has a time")
         pr = [r for r in rows if r["case"] == "pagerank" and r["impl"] == "gbcuda"]
         check(all(r["rounds"] == 20 for r in pr), "PageRank runs 20 iterations")
+        tc = [r for r in rows if r["case"] == "tc"]
+        check(all(r["note"].endswith("triangles") for r in tc), "the triangle rows name their count")
         lat = [r for r in rows if r["case"].startswith("latency:")]
         check(len(lat) == 5, f"five latency rows (got {len(lat)})")
         check("median ms" in p.stdout and "spmv-f32" in p.stdout, "the table is on stdout")

@@ -36,3 +36,4 @@ build_and_run(examples ${SOURCE_DIR}/examples example_bfs ${SOURCE_DIR}/matrices
 build_and_run(examples ${SOURCE_DIR}/examples example_sssp ${SOURCE_DIR}/matrices/karate.mtx 0 host)
 build_and_run(examples ${SOURCE_DIR}/examples example_pagerank ${SOURCE_DIR}/matrices/karate.mtx host)
 build_and_run(examples ${SOURCE_DIR}/examples example_cc ${SOURCE_DIR}/matrices/karate.mtx host)
+build_and_run(examples ${SOURCE_DIR}/examples example_tc ${SOURCE_DIR}/matrices/karate.mtx host)

@@ -52,6 +52,13 @@ void value_pull(VectorStore<Z>& t, const MaskView& m, const SemiringCode& s, con
 template <class Z>
 void value_push(VectorStore<Z>& t, const MaskView& m, const SemiringCode& s, const TypedCsr& cols, const TypedVec& u,
                 bool u_first);
+// Masked mxm by dot products (value_product.cu): for each stored (i,j) of `mask`, the semiring's
+// sum over k of A(i,k) * Bt(j,k) (Bt: the rows of B'); the result keeps the entries with a term.
+template <class Z>
+Csr<Z> mxm_dot(const CsrView<bool>& mask, const SemiringCode& s, const TypedCsr& a, const TypedCsr& bt);
+// The entries of `a` where select_holds(kind, value, i, j, thunk) (matrix_ops.cu).
+template <class T>
+Csr<T> select_csr(const Csr<T>& a, SelectKind kind, double thunk);
 // out[p] = cast_to<To>(in.get(p)) for p < count.
 template <class To>
 void cast_values(To* out, const TypedValues& in, Index count);

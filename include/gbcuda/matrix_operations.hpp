@@ -1,0 +1,200 @@
+#pragma once
+// Operations whose output is a matrix, GraphBLAS style, and the reduction of a matrix:
+//   select(C, no_mask, no_accum, pred, A, thunk)      C = the entries of A where pred holds
+//                                                     (GrB_select with a GrB_IndexUnaryOp)
+//   mxm(C, M, no_accum, semiring, A, B, desc)         C<M, structural> = A * B (or A * B' with
+//                                                     desc.transpose_b): GrB_mxm by dot products
+//   reduce(monoid, A)                                 the monoid's sum of A's values
+//                                                     (GrB_Matrix_reduce to a scalar)
+// A Matrix is immutable: C is replaced by the result. These take no mask but mxm's (which must be
+// structural and not complemented) and no accumulator (both are compile-time errors otherwise),
+// and run in the backend `where` (select, mxm) or where A's copy is (reduce: the host unless only
+// a GPU copy exists), on host copies for user-defined operators.
+//
+// Triangle counting (examples/tc) is the use: L = select(tril, A, -1); C<L> = L * L' over
+// PLUS_PAIR; the count is reduce(plus, C).
+#include <type_traits>
+
+#include "gbcuda/descriptor.hpp"
+#include "gbcuda/detail/views.hpp"
+#include "gbcuda/matrix.hpp"
+#include "gbcuda/operations.hpp"
+#include "gbcuda/semiring.hpp"
+#if GBCUDA_HAVE_CUDA
+#include "gbcuda/detail/cuda_ops.hpp"
+#endif
+
+namespace gbcuda {
+
+// ---- index-unary predicates for select: keep A(i,j) = x when op(x, i, j, thunk) ---------------
+template <SelectKind K>
+struct SelectOp {
+  static constexpr SelectKind kind = K;
+  // Tril: j <= i + k; Triu: j >= i + k; Diag: j == i + k; Offdiag: j != i + k (k = thunk), as
+  // GrB_TRIL, GrB_TRIU, GrB_DIAG, GrB_OFFDIAG. The value predicates compare x with the thunk.
+  template <class T>
+  GBCUDA_HD bool operator()(T x, Index i, Index j, double thunk) const {
+    return select_holds(K, double(x), i, j, thunk);
+  }
+};
+using Tril = SelectOp<SelectKind::Tril>;
+using Triu = SelectOp<SelectKind::Triu>;
+using Diag = SelectOp<SelectKind::Diag>;
+using Offdiag = SelectOp<SelectKind::Offdiag>;
+using ValueEq = SelectOp<SelectKind::ValueEq>;
+using ValueNe = SelectOp<SelectKind::ValueNe>;
+using ValueGt = SelectOp<SelectKind::ValueGt>;
+using ValueGe = SelectOp<SelectKind::ValueGe>;
+using ValueLt = SelectOp<SelectKind::ValueLt>;
+using ValueLe = SelectOp<SelectKind::ValueLe>;
+
+namespace detail {
+
+// A CSR in host memory from per-row kept entries: keep(p) says whether entry p of `a` stays, and
+// value(p) what it becomes.
+template <class TZ, class TA, class Keep, class Value>
+Csr<TZ> host_compact(const Csr<TA>& a, Keep&& keep, Value&& value) {
+  const Index n = a.nrows;
+  std::vector<Offset> counts(static_cast<std::size_t>(n) + 1, 0);
+#pragma omp parallel for schedule(dynamic, 256)
+  for (Index i = 0; i < n; ++i) {
+    Offset c = 0;
+    for (Offset p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) c += keep(i, p) ? 1 : 0;
+    counts[std::size_t(i) + 1] = c;
+  }
+  for (Index i = 0; i < n; ++i) counts[std::size_t(i) + 1] += counts[std::size_t(i)];
+  Csr<TZ> out;
+  out.nrows = a.nrows;
+  out.ncols = a.ncols;
+  out.row_ptr = Array<Offset>(counts, Backend::Host);
+  out.col_idx = Array<Vid>(static_cast<std::size_t>(counts.back()), Backend::Host);
+  out.values = Array<TZ>(static_cast<std::size_t>(counts.back()), Backend::Host);
+#pragma omp parallel for schedule(dynamic, 256)
+  for (Index i = 0; i < n; ++i) {
+    Offset q = counts[std::size_t(i)];
+    for (Offset p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p)
+      if (keep(i, p)) {
+        out.col_idx[std::size_t(q)] = a.col_idx[p];
+        out.values[std::size_t(q)] = value(i, p);
+        ++q;
+      }
+  }
+  return out;
+}
+
+// Sorted-list intersection of row i of `a` and row j of `bt` under the semiring (the dot product
+// A(i,:) . B(:,j) with B' given by rows): whether a term exists, and the sum.
+template <class S, class TA, class TB>
+bool host_dot(const S& s, const Csr<TA>& a, Index i, const Csr<TB>& bt, Index j, typename S::value_type& acc) {
+  using Z = typename S::value_type;
+  Offset p = a.row_ptr[i], pe = a.row_ptr[i + 1], q = bt.row_ptr[j], qe = bt.row_ptr[j + 1];
+  bool has = false;
+  while (p < pe && q < qe) {
+    const Vid ka = a.col_idx[p], kb = bt.col_idx[q];
+    if (ka < kb) ++p;
+    else if (kb < ka) ++q;
+    else {
+      const TA x = a.is_iso() ? a.iso_value : a.values[p];
+      const TB y = bt.is_iso() ? bt.iso_value : bt.values[q];
+      const Z t = s.multiply(x, y, ka);
+      acc = has ? Z(s.add(acc, t)) : t;
+      has = true;
+      ++p, ++q;
+    }
+  }
+  return has;
+}
+
+}  // namespace detail
+
+template <class T, class Op, class Accum>
+void select(Matrix<T>& C, const NoMask&, const Accum&, const Op& op, const Matrix<T>& A, double thunk,
+            Backend where = Backend::Host) {
+  static_assert(std::is_same_v<Accum, NoAccum>, "select into a matrix takes no accumulator");
+#if GBCUDA_HAVE_CUDA
+  if (where == Backend::Cuda) {
+    C = Matrix<T>::from_valid_csr(detail::cuda::select_csr<T>(A.csr(Backend::Cuda), Op::kind, thunk));
+    return;
+  }
+#endif
+  (void)where;
+  const Csr<T>& a = A.csr(Backend::Host);
+  auto keep = [&](Index i, Offset p) {
+    return op(a.is_iso() ? a.iso_value : a.values[p], i, Index(a.col_idx[p]), thunk);
+  };
+  auto value = [&](Index, Offset p) { return a.is_iso() ? a.iso_value : a.values[p]; };
+  C = Matrix<T>::from_valid_csr(detail::host_compact<T>(a, keep, value));
+}
+
+// C<M, structural> = A * B (desc.transpose_b: A * B'), by one dot product per entry of M; C has
+// an entry where M has one and the product has at least one term. Semirings: any; on the GPU the
+// built-in ones (cuda_supports_semiring), user-defined ones on host copies.
+template <class TC, class TM, class Accum, class S, class TA, class TB>
+void mxm(Matrix<TC>& C, const Matrix<TM>& M, const Accum&, const S& s, const Matrix<TA>& A, const Matrix<TB>& B,
+         const Descriptor& d = {}, Backend where = Backend::Host) {
+  static_assert(std::is_same_v<Accum, NoAccum>, "mxm into a matrix takes no accumulator");
+  static_assert(std::is_same_v<TC, typename S::value_type>, "C must have the semiring's value type");
+  if (!d.mask_structural || d.mask_complement)
+    throw Error(Status::NotImplemented, "mxm: only a structural, not complemented mask is offered (desc::S)");
+  if (d.transpose_a) throw Error(Status::NotImplemented, "mxm: transpose_a is not offered; transpose A yourself");
+  const Index inner_b = d.transpose_b ? B.ncols() : B.nrows();
+  const Index cols_b = d.transpose_b ? B.nrows() : B.ncols();
+  if (A.ncols() != inner_b) detail::throw_dimension_mismatch("mxm inner dimension", A.ncols(), inner_b);
+  if (M.nrows() != A.nrows()) detail::throw_dimension_mismatch("mxm mask rows", A.nrows(), M.nrows());
+  if (M.ncols() != cols_b) detail::throw_dimension_mismatch("mxm mask columns", cols_b, M.ncols());
+  const Matrix<TB>& Bt = d.transpose_b ? B : B.transpose();  // rows of B' = columns of B
+#if GBCUDA_HAVE_CUDA
+  if constexpr (detail::cuda_supports_semiring<S, TA, TB>() && detail::is_value_type_v<TM>) {
+    if (where == Backend::Cuda) {
+      constexpr detail::cuda::SemiringCode code = detail::cuda::semiring_code<S>();
+      C = Matrix<TC>::from_valid_csr(detail::cuda::mxm_dot<TC>(detail::value_free(detail::view(M.csr(Backend::Cuda))),
+                                                               code, detail::typed(detail::view(A.csr(Backend::Cuda))),
+                                                               detail::typed(detail::view(Bt.csr(Backend::Cuda)))));
+      return;
+    }
+  } else if (where == Backend::Cuda) {
+    detail::note_host_fallback();
+  }
+#endif
+  (void)where;
+  const Csr<TM>& m = M.csr(Backend::Host);
+  const Csr<TA>& a = A.csr(Backend::Host);
+  const Csr<TB>& bt = Bt.csr(Backend::Host);
+  std::vector<TC> vals(static_cast<std::size_t>(m.nvals()));
+  std::vector<std::uint8_t> has(static_cast<std::size_t>(m.nvals()));
+#pragma omp parallel for schedule(dynamic, 64)
+  for (Index i = 0; i < m.nrows; ++i)
+    for (Offset p = m.row_ptr[i]; p < m.row_ptr[i + 1]; ++p) {
+      TC acc{};
+      has[std::size_t(p)] = detail::host_dot(s, a, i, bt, Index(m.col_idx[p]), acc) ? 1 : 0;
+      vals[std::size_t(p)] = acc;
+    }
+  C = Matrix<TC>::from_valid_csr(detail::host_compact<TC>(
+      m, [&](Index, Offset p) { return has[std::size_t(p)] != 0; },
+      [&](Index, Offset p) { return vals[std::size_t(p)]; }));
+}
+
+// The monoid's sum of A's stored values (its identity when A has none).
+template <class Monoid, class T>
+typename Monoid::value_type reduce(const Monoid& mon, const Matrix<T>& A, Backend where = Backend::Host) {
+  using Z = typename Monoid::value_type;
+  const Csr<T>& a = A.csr(where);
+  if (a.is_iso()) {  // every value the same: fold it nnz times (a short loop by doubling)
+    Z acc = mon.identity(), x = Z(a.iso_value);
+    for (Index k = a.nvals(); k > 0; k >>= 1, x = mon(x, x))
+      if (k & 1) acc = mon(acc, x);
+    return acc;
+  }
+  detail::VecView<T> v;
+  v.n = a.nvals();
+  v.form = VectorForm::Dense;
+  v.nvals = a.nvals();
+  v.values = a.values.data();
+  if (where == Backend::Host) return detail::host::reduce(mon, v);
+#if GBCUDA_HAVE_CUDA
+  if constexpr (detail::cuda_supports_monoid<Monoid, T>()) return detail::cuda::reduce(mon, v);
+#endif
+  return reduce(mon, A, Backend::Host);
+}
+
+}  // namespace gbcuda

@@ -1,0 +1,83 @@
+// Matrix outputs on the device: select (the entries of A a predicate keeps), and the compaction
+// of a CSR by per-entry flags that select and the masked mxm share (a CUB exclusive sum of the
+// flags gives each kept entry its place; the new row offsets are the sums at the old ones).
+#include <cub/cub.cuh>
+
+#include "internal.cuh"
+
+namespace gbcuda::detail::cuda {
+namespace {
+
+__global__ void row_offsets_kernel(Offset* __restrict__ out, const Offset* __restrict__ row_ptr,
+                                   const Offset* __restrict__ pos, Index n) {
+  for (Index i = global_thread(); i <= n; i += grid_threads()) out[i] = pos[row_ptr[i]];
+}
+
+template <class T>
+__global__ void select_flags_kernel(Offset* __restrict__ keep, const Offset* __restrict__ row_ptr,
+                                    const Vid* __restrict__ col, const T* __restrict__ vals, T iso, Index n, Index nnz,
+                                    SelectKind kind, double thunk) {
+  for (Index p = global_thread(); p <= nnz; p += grid_threads()) {
+    if (p == nnz) {
+      keep[p] = 0;
+      continue;
+    }
+    const Index i = row_of(row_ptr, n, p);
+    const T x = vals ? vals[p] : iso;
+    keep[p] = select_holds(kind, double(x), i, Index(col[p]), thunk) ? 1 : 0;
+  }
+}
+
+template <class T>
+__global__ void select_scatter_kernel(Vid* __restrict__ out_col, T* __restrict__ out_val,
+                                      const Offset* __restrict__ pos, const Vid* __restrict__ col,
+                                      const T* __restrict__ vals, Index nnz) {
+  for (Index p = global_thread(); p < nnz; p += grid_threads())
+    if (pos[p + 1] != pos[p]) {
+      out_col[pos[p]] = col[p];
+      if (out_val) out_val[pos[p]] = vals[p];
+    }
+}
+
+}  // namespace
+
+Array<Offset> compact_rows(const Offset* row_ptr, Index n, Offset* keep, Index nnz, Offset& kept) {
+  Scratch scratch;
+  run_cub(scratch, [&](void* temp, std::size_t& bytes) {
+    return cub::DeviceScan::ExclusiveSum(temp, bytes, keep, keep, nnz + 1, stream());
+  });
+  Array<Offset> out(static_cast<std::size_t>(n) + 1, Backend::Cuda);
+  row_offsets_kernel<<<grid_for(n + 1), kBlock, 0, stream()>>>(out.data(), row_ptr, keep, n);
+  CUDA_CHECK_LAUNCH();
+  kept = read_device(keep + nnz);
+  return out;
+}
+
+template <class T>
+Csr<T> select_csr(const Csr<T>& a, SelectKind kind, double thunk) {
+  const Index n = a.nrows, nnz = a.nvals();
+  Array<Offset> keep(static_cast<std::size_t>(nnz) + 1, Backend::Cuda);
+  select_flags_kernel<<<grid_for(nnz + 1), kBlock, 0, stream()>>>(keep.data(), a.row_ptr.data(), a.col_idx.data(),
+                                                                  a.values.data(), a.iso_value, n, nnz, kind, thunk);
+  CUDA_CHECK_LAUNCH();
+  Csr<T> out;
+  out.nrows = a.nrows;
+  out.ncols = a.ncols;
+  out.iso_value = a.iso_value;
+  Offset kept = 0;
+  out.row_ptr = compact_rows(a.row_ptr.data(), n, keep.data(), nnz, kept);
+  out.col_idx = Array<Vid>(static_cast<std::size_t>(kept), Backend::Cuda);
+  if (!a.is_iso()) out.values = Array<T>(static_cast<std::size_t>(kept), Backend::Cuda);
+  if (nnz > 0) {
+    select_scatter_kernel<<<grid_for(nnz), kBlock, 0, stream()>>>(out.col_idx.data(), out.values.data(), keep.data(),
+                                                                  a.col_idx.data(), a.values.data(), nnz);
+    CUDA_CHECK_LAUNCH();
+  }
+  return out;
+}
+
+#define GBCUDA_INST_SELECT(T) template Csr<T> select_csr<T>(const Csr<T>&, SelectKind, double);
+GBCUDA_FOR_EACH_TYPE(GBCUDA_INST_SELECT)
+#undef GBCUDA_INST_SELECT
+
+}  // namespace gbcuda::detail::cuda

@@ -1,0 +1,159 @@
+// The operations with a matrix output or input (matrix_operations.hpp) against SuiteSparse:GraphBLAS
+// on each backend: select with every index and value predicate, masked mxm by dot products over
+// several semirings (B as given and transposed), and the reduction of a matrix to a scalar.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "support/graphs.hpp"
+#include "support/ops_ref.hpp"
+
+namespace {
+
+using namespace ops_ref;
+using gbcuda::Matrix;
+
+const auto* const kGraphBlasEnv = ::testing::AddGlobalTestEnvironment(new GraphBlasEnvironment);
+
+class MatrixOps : public ::testing::TestWithParam<Backend> {
+ protected:
+  void SetUp() override { OPS_SKIP_WITHOUT_CUDA(GetParam()); }
+  Backend b() const { return GetParam(); }
+};
+
+template <class T>
+using Entries = std::map<std::pair<Index, Index>, T>;
+
+template <class T>
+Entries<T> entries_of(const Matrix<T>& A) {
+  const auto& a = A.csr(Backend::Host);
+  Entries<T> e;
+  for (Index i = 0; i < a.nrows; ++i)
+    for (gbcuda::Offset p = a.row_ptr.data()[i]; p < a.row_ptr.data()[i + 1]; ++p)
+      e[{i, a.col_idx.data()[p]}] = a.is_iso() ? a.iso_value : a.values.data()[p];
+  return e;
+}
+template <class T>
+Entries<T> entries_of(GrB_Matrix m) {
+  GrB_Index nv = 0;
+  OPS_GRB(GrB_Matrix_nvals(&nv, m));
+  std::vector<GrB_Index> I(nv + 1), J(nv + 1);
+  std::unique_ptr<T[]> X(new T[nv + 1]);
+  if constexpr (std::is_same_v<T, double>) OPS_GRB(GrB_Matrix_extractTuples_FP64(I.data(), J.data(), X.get(), &nv, m));
+  else OPS_GRB(GrB_Matrix_extractTuples_INT64(I.data(), J.data(), X.get(), &nv, m));
+  Entries<T> e;
+  for (GrB_Index k = 0; k < nv; ++k) e[{Index(I[k]), Index(J[k])}] = X[k];
+  return e;
+}
+template <class T>
+GMat grb_empty_matrix(Index r, Index c) {
+  GMat g;
+  OPS_GRB(GrB_Matrix_new(&g.m, Grb<T>::type(), GrB_Index(r), GrB_Index(c)));
+  return g;
+}
+
+TEST_P(MatrixOps, SelectMatchesGraphBLAS) {
+  Rng rng(5);
+  for (auto shape : {std::pair<Index, Index>{300, 300}, {200, 350}}) {
+    const Coo<double> coo = random_matrix<double>(rng, shape.first, shape.second, 6.0);
+    const Matrix<double> A = gb_matrix(coo);
+    const GMat gA = grb_matrix(coo);
+    for (double k : {-1.0, 0.0, 2.0}) {
+      auto run = [&](auto op, GrB_IndexUnaryOp gop, const char* name) {
+        Matrix<double> C;
+        gbcuda::select(C, gbcuda::no_mask, gbcuda::no_accum, op, A, k, b());
+        GMat gC = grb_empty_matrix<double>(shape.first, shape.second);
+        OPS_GRB(GrB_Matrix_select_FP64(gC.m, GrB_NULL, GrB_NULL, gop, gA.m, k, GrB_NULL));
+        EXPECT_EQ(entries_of(C), entries_of<double>(gC.m)) << name << " thunk " << k;
+      };
+      run(gbcuda::Tril{}, GrB_TRIL, "tril");
+      run(gbcuda::Triu{}, GrB_TRIU, "triu");
+      run(gbcuda::Diag{}, GrB_DIAG, "diag");
+      run(gbcuda::Offdiag{}, GrB_OFFDIAG, "offdiag");
+      run(gbcuda::ValueGt{}, GrB_VALUEGT_FP64, "valuegt");
+      run(gbcuda::ValueLe{}, GrB_VALUELE_FP64, "valuele");
+      run(gbcuda::ValueEq{}, GrB_VALUEEQ_FP64, "valueeq");
+      run(gbcuda::ValueNe{}, GrB_VALUENE_FP64, "valuene");
+    }
+  }
+  // An iso matrix keeps its iso value; an empty one stays empty.
+  const Matrix<bool> P = gbtest::path_graph(50, false);
+  Matrix<bool> L;
+  gbcuda::select(L, gbcuda::no_mask, gbcuda::no_accum, gbcuda::Tril{}, P, -1.0, b());
+  EXPECT_EQ(L.nvals(), 49);
+  Matrix<double> E = Matrix<double>::from_coo(10, 10, {}, {});
+  Matrix<double> EC;
+  gbcuda::select(EC, gbcuda::no_mask, gbcuda::no_accum, gbcuda::Tril{}, E, 0.0, b());
+  EXPECT_EQ(EC.nvals(), 0);
+}
+
+template <class T, class S>
+void mxm_case(Backend b, const S& s, GrB_Semiring gs, bool transpose_b, std::uint64_t seed) {
+  Rng rng(seed);
+  const Index m = 180, k = 140, n = 160;
+  const Coo<T> ca = random_matrix<T>(rng, m, k, 7.0);
+  const Coo<T> cb = transpose_b ? random_matrix<T>(rng, n, k, 7.0) : random_matrix<T>(rng, k, n, 7.0);
+  const Coo<double> cm = random_matrix<double>(rng, m, n, 30.0);
+  const Matrix<T> A = gb_matrix(ca), B = gb_matrix(cb);
+  const Matrix<double> M = gb_matrix(cm);
+  const GMat gA = grb_matrix(ca), gB = grb_matrix(cb), gM = grb_matrix(cm);
+  Matrix<T> C;
+  gbcuda::mxm(C, M, gbcuda::no_accum, s, A, B, transpose_b ? gbcuda::desc::ST1 : gbcuda::desc::S, b);
+  GMat gC = grb_empty_matrix<T>(m, n);
+  OPS_GRB(GrB_mxm(gC.m, gM.m, GrB_NULL, gs, gA.m, gB.m, transpose_b ? GrB_DESC_ST1 : GrB_DESC_S));
+  const auto got = entries_of(C), want = entries_of<T>(gC.m);
+  ASSERT_EQ(got.size(), want.size()) << (transpose_b ? "A*B'" : "A*B");
+  for (const auto& [ij, x] : want) {
+    auto it = got.find(ij);
+    ASSERT_NE(it, got.end()) << "missing (" << ij.first << ", " << ij.second << ")";
+    if constexpr (std::is_floating_point_v<T>) EXPECT_NEAR(it->second, x, 1e-9 * std::max(1.0, std::abs(x)));
+    else EXPECT_EQ(it->second, x);
+  }
+}
+
+TEST_P(MatrixOps, MaskedMxmMatchesGraphBLAS) {
+  const std::uint64_t before = gbcuda::host_fallbacks();
+  for (bool tb : {false, true}) {
+    mxm_case<std::int64_t>(b(), gbcuda::PlusPair<std::int64_t>{}, GxB_PLUS_PAIR_INT64, tb, 11);
+    mxm_case<double>(b(), gbcuda::PlusTimes<double>{}, GrB_PLUS_TIMES_SEMIRING_FP64, tb, 12);
+    mxm_case<std::int64_t>(b(), gbcuda::MinPlus<std::int64_t>{}, GrB_MIN_PLUS_SEMIRING_INT64, tb, 13);
+  }
+  EXPECT_EQ(gbcuda::host_fallbacks(), before) << "a built-in semiring's mxm ran on host copies";
+}
+
+TEST_P(MatrixOps, MxmRefusesWhatItDoesNotOffer) {
+  Rng rng(3);
+  const Matrix<double> A = gb_matrix(random_matrix<double>(rng, 20, 30, 3.0));
+  Matrix<double> C;
+  EXPECT_THROW(gbcuda::mxm(C, A, gbcuda::no_accum, gbcuda::PlusTimes<double>{}, A, A, gbcuda::desc::ST1, b()),
+               gbcuda::Error);  // the mask must be 20 x 20 for A * A'
+  try {
+    gbcuda::mxm(C, A, gbcuda::no_accum, gbcuda::PlusTimes<double>{}, A, A, gbcuda::desc::none, b());
+    ADD_FAILURE() << "a value mask was accepted";
+  } catch (const gbcuda::Error& e) {
+    EXPECT_EQ(e.status(), gbcuda::Status::NotImplemented);
+  }
+}
+
+TEST_P(MatrixOps, ReduceMatchesGraphBLAS) {
+  Rng rng(8);
+  const Coo<double> coo = random_matrix<double>(rng, 400, 300, 5.0);
+  const Matrix<double> A = gb_matrix(coo);
+  const GMat gA = grb_matrix(coo);
+  double want = 0;
+  OPS_GRB(GrB_Matrix_reduce_FP64(&want, GrB_NULL, GrB_PLUS_MONOID_FP64, gA.m, GrB_NULL));
+  EXPECT_NEAR(gbcuda::reduce(gbcuda::PlusMonoid<double>{}, A, b()), want, 1e-9 * std::max(1.0, std::abs(want)));
+  OPS_GRB(GrB_Matrix_reduce_FP64(&want, GrB_NULL, GrB_MIN_MONOID_FP64, gA.m, GrB_NULL));
+  EXPECT_EQ(gbcuda::reduce(gbcuda::MinMonoid<double>{}, A, b()), want);
+  // An iso matrix: its value folded once per entry.
+  const Matrix<bool> P = gbtest::path_graph(77, true);
+  EXPECT_EQ(gbcuda::reduce(gbcuda::PlusMonoid<std::int64_t>{}, P, b()), 76);
+  EXPECT_EQ(gbcuda::reduce(gbcuda::PlusMonoid<double>{}, Matrix<double>::from_coo(5, 5, {}, {}), b()), 0.0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, MatrixOps, ::testing::Values(Backend::Host, Backend::Cuda), backend_name);
+
+}  // namespace
