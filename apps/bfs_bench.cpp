@@ -41,15 +41,9 @@
 #include "baselines/baselines.hpp"
 #endif
 
-// Debian's GraphBLAS.h (7.4) has no extern "C" guard and polymorphic C11 macros: only the typed
-// functions are called below.
-extern "C" {
-#if __has_include(<suitesparse/GraphBLAS.h>)
-#include <suitesparse/GraphBLAS.h>
-#else
-#include <GraphBLAS.h>
-#endif
-}
+// GraphBLAS.h (inside extern "C": Debian's 7.4 has no guard; only the typed functions are
+// called below), the handles and the import.
+#include "graphblas_algorithms.hpp"
 
 namespace {
 
@@ -207,55 +201,11 @@ class GraphBlas {
   bool initialized_ = false;
 };
 
-struct GrbMatrix {
-  GrB_Matrix m = nullptr;
-  GrbMatrix() = default;
-  GrbMatrix(const GrbMatrix&) = delete;
-  GrbMatrix& operator=(const GrbMatrix&) = delete;
-  ~GrbMatrix() {
-    if (m) GrB_Matrix_free(&m);
-  }
-};
-struct GrbVector {
-  GrB_Vector v = nullptr;
-  GrbVector() = default;
-  GrbVector(const GrbVector&) = delete;
-  GrbVector& operator=(const GrbVector&) = delete;
-  ~GrbVector() {
-    if (v) GrB_Vector_free(&v);
-  }
-};
-
-// The graph's pattern as an iso by-row GraphBLAS matrix (GraphBLAS takes the arrays over).
-void build_graphblas_matrix(const gbcuda::Matrix<bool>& A, GrbMatrix& out) {
-  const gbcuda::Csr<bool>& a = A.csr(gbcuda::Backend::Host);
-  const std::size_t n = static_cast<std::size_t>(a.nrows), nnz = static_cast<std::size_t>(a.nvals());
-  auto* ap = static_cast<GrB_Index*>(std::malloc((n + 1) * sizeof(GrB_Index)));
-  auto* aj = static_cast<GrB_Index*>(std::malloc(std::max<std::size_t>(nnz, 1) * sizeof(GrB_Index)));
-  auto* ax = static_cast<bool*>(std::malloc(sizeof(bool)));
-  if (!ap || !aj || !ax) {
-    std::free(ap);
-    std::free(aj);
-    std::free(ax);
-    throw std::bad_alloc();
-  }
-#pragma omp parallel for schedule(static)
-  for (std::size_t i = 0; i <= n; ++i) ap[i] = static_cast<GrB_Index>(a.row_ptr[i]);
-#pragma omp parallel for schedule(static)
-  for (std::size_t p = 0; p < nnz; ++p) aj[p] = static_cast<GrB_Index>(a.col_idx[p]);
-  *ax = true;
-  void* axv = ax;
-  const GrB_Info info = GxB_Matrix_import_CSR(&out.m, GrB_BOOL, n, n, &ap, &aj, &axv, (n + 1) * sizeof(GrB_Index),
-                                              std::max<std::size_t>(nnz, 1) * sizeof(GrB_Index), sizeof(bool),
-                                              /*iso=*/true, /*jumbled=*/false, nullptr);
-  if (info != GrB_SUCCESS) {  // on failure the arrays are still ours
-    std::free(ap);
-    std::free(aj);
-    std::free(axv);
-  }
-  grb_check(info, "GxB_Matrix_import_CSR");
-  grb_check(GrB_Matrix_wait(out.m, GrB_MATERIALIZE), "GrB_Matrix_wait");
-}
+// The GraphBLAS handles and the import of the pattern (an iso by-row matrix), shared with
+// algebra_bench.
+using GrbMatrix = gbref::Matrix;
+using GrbVector = gbref::Vector;
+void build_graphblas_matrix(const gbcuda::Matrix<bool>& A, GrbMatrix& out) { gbref::import(A, out); }
 
 struct GrbRun {
   double seconds = 0;
