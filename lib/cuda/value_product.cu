@@ -129,8 +129,8 @@ __device__ __forceinline__ W atomic_cas_word(W* addr, W expected, W desired) {
   else return atomicCAS(reinterpret_cast<unsigned long long*>(addr), expected, desired);
 }
 
-// *addr = add(*addr, v), atomically. Native atomics where the hardware has them; a compare-and-
-// swap loop otherwise (a bool through the 32-bit word that holds it).
+// *addr = add(*addr, v), atomically. Native atomics where the hardware has them, a compare-and-
+// swap loop otherwise; bools by a plain store (below).
 template <class Z>
 __device__ void atomic_combine(Z* addr, Z v, const DeviceSemiring<Z>& s) {
   const MonoidKind k = s.code.add;
@@ -139,16 +139,11 @@ __device__ void atomic_combine(Z* addr, Z v, const DeviceSemiring<Z>& s) {
     return;
   }
   if constexpr (std::is_same_v<Z, bool>) {
-    auto* word = reinterpret_cast<unsigned*>(reinterpret_cast<std::uintptr_t>(addr) & ~std::uintptr_t(3));
-    const unsigned shift = 8u * unsigned(reinterpret_cast<std::uintptr_t>(addr) & 3);
-    unsigned old = *word, assumed;
-    do {
-      assumed = old;
-      const bool cur = ((assumed >> shift) & 0xffu) != 0;
-      const unsigned next = (assumed & ~(0xffu << shift)) | (unsigned(s.add(cur, v)) << shift);
-      if (next == assumed) return;
-      old = atomicCAS(word, assumed, next);
-    } while (old != assumed);
+    // Every built-in monoid over bool is an OR (Lor, Plus, Max) or an AND (Land, Times, Min): a
+    // plain store of the absorbing value does it. (A compare-and-swap on the word around the
+    // byte read past the end of the array: compute-sanitizer, 2026-11-23.)
+    const bool or_like = k == MonoidKind::Lor || k == MonoidKind::Plus || k == MonoidKind::Max;
+    if (or_like == v) *addr = v;
     return;
   } else {
     if (k == MonoidKind::Plus) {
