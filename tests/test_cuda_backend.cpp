@@ -8,11 +8,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <memory>
-#include <span>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <set>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,7 +33,7 @@ using gbcuda::Vector;
 using gbcuda::VectorForm;
 using gbcuda::Vid;
 
-#define REQUIRE_CUDA()                   \
+#define REQUIRE_CUDA() \
   if (!gbcuda::cuda_available()) GTEST_SKIP() << "no CUDA device: the CUDA backend cannot be tested here"
 
 using Rng = std::mt19937_64;
@@ -283,8 +283,8 @@ void check_products(const std::string& name, const S& s, std::uint64_t seed) {
         for (const MaskCase& mc : mask_cases()) {
           if (mc.form != VectorForm::Sparse) continue;
           for (Direction dir : {Direction::Push, Direction::Pull}) {
-            const std::string what = name + " vxm avg=" + std::to_string(avg) + " u=" + form_name(uf) +
-                                     " dir=" + std::to_string(int(dir));
+            const std::string what =
+                name + " vxm avg=" + std::to_string(avg) + " u=" + form_name(uf) + " dir=" + std::to_string(int(dir));
             compare_op(what, w1, mc, mask_in, [&](Vector<T>& w, const auto& m, Descriptor d, Backend b) {
               gbcuda::vxm(w, m, gbcuda::no_accum, s, u_vxm.on(b), a, d.with_direction(dir));
             });
@@ -340,8 +340,9 @@ void check_any_secondi(std::uint64_t seed) {
         }
         for (bool vxm : {false, true}) {
           for (Direction dir : {Direction::Push, Direction::Pull, Direction::Auto}) {
-            const std::string what = std::string("any-secondi ") + (vxm ? "vxm" : "mxv") + " avg=" +
-                                     std::to_string(avg) + " u=" + form_name(uf) + " dir=" + std::to_string(int(dir));
+            const std::string what = std::string("any-secondi ") + (vxm ? "vxm" : "mxv") +
+                                     " avg=" + std::to_string(avg) + " u=" + form_name(uf) +
+                                     " dir=" + std::to_string(int(dir));
             Vector<I> wh(n, Backend::Host), wc(n, Backend::Cuda);
             const Descriptor d = gbcuda::desc::RSC.with_direction(dir);  // BFS-style: not yet visited
             gbcuda::AnySecondI<I> s;
@@ -403,10 +404,9 @@ void check_assign(std::uint64_t seed) {
       });
     }
     // An empty w with no mask takes the dense fast path.
-    compare_op("assign empty w", Vector<T>(n, Backend::Host), MaskCase{false, false, false, false, wf},
-               mask_sparse, [&](Vector<T>& w, const auto& m, Descriptor d, Backend) {
-                 gbcuda::assign(w, m, gbcuda::Plus<T>{}, T(1), d);
-               });
+    compare_op(
+        "assign empty w", Vector<T>(n, Backend::Host), MaskCase{false, false, false, false, wf}, mask_sparse,
+        [&](Vector<T>& w, const auto& m, Descriptor d, Backend) { gbcuda::assign(w, m, gbcuda::Plus<T>{}, T(1), d); });
   }
 }
 
@@ -507,7 +507,8 @@ void check_reduce_monoid(Rng& rng, const std::string& name, const Mon& mon) {
         const Vector<T> uc = u.to(Backend::Cuda);
         const T want = gbcuda::reduce(mon, u);
         const T got = gbcuda::reduce(mon, uc);
-        const std::string what = name + " n=" + std::to_string(n) + " " + form_name(f) + " dens=" + std::to_string(density);
+        const std::string what =
+            name + " n=" + std::to_string(n) + " " + form_name(f) + " dens=" + std::to_string(density);
         if constexpr (Mon::kind == gbcuda::MonoidKind::Any) {
           std::vector<Index> idx;
           std::vector<T> vals;
@@ -648,8 +649,8 @@ void check_transpose(std::uint64_t seed) {
       const gbcuda::Csr<T> want = gbcuda::detail::transpose_csr(host);
       const gbcuda::Csr<T> dev = host.clone(Backend::Cuda);
       const gbcuda::Csr<T> got = gbcuda::detail::cuda::transpose_csr(dev);
-      const std::string what = "transpose " + std::to_string(sh.nrows) + "x" + std::to_string(sh.ncols) +
-                               (iso ? " iso" : " valued");
+      const std::string what =
+          "transpose " + std::to_string(sh.nrows) + "x" + std::to_string(sh.ncols) + (iso ? " iso" : " valued");
       expect_same_csr(got, want, what);
       // The dispatcher picks the CUDA transpose for device matrices.
       expect_same_csr(gbcuda::detail::transpose_csr(dev), want, what + " (dispatch)");
@@ -660,8 +661,8 @@ void check_transpose(std::uint64_t seed) {
     gbcuda::Csr<T> empty;
     empty.nrows = nr;
     empty.ncols = 7;
-    empty.row_ptr = gbcuda::detail::Array<gbcuda::Offset>(std::vector<gbcuda::Offset>(static_cast<std::size_t>(nr) + 1, 0),
-                                                          Backend::Cuda);
+    empty.row_ptr = gbcuda::detail::Array<gbcuda::Offset>(
+        std::vector<gbcuda::Offset>(static_cast<std::size_t>(nr) + 1, 0), Backend::Cuda);
     const gbcuda::Csr<T> got = gbcuda::detail::cuda::transpose_csr(empty);
     EXPECT_EQ(got.nrows, 7);
     EXPECT_EQ(got.ncols, nr);
@@ -690,7 +691,8 @@ TEST(CudaBackend, PrimitivesOverwriteOutput) {
   const Vector<double> uh = u.to(Backend::Host);
   MaskView none;
   // t starts as a poisoned, wrongly sized Bitmap store: the primitive must replace all of it.
-  VectorStore<double> t = random_vector<double>(rng, 3 * n, 0.5, VectorForm::Bitmap).to(Backend::Cuda).store().clone(Backend::Cuda);
+  VectorStore<double> t =
+      random_vector<double>(rng, 3 * n, 0.5, VectorForm::Bitmap).to(Backend::Cuda).store().clone(Backend::Cuda);
   t.values.fill_bytes_with(0xff);
   t.bitmap.fill_bytes_with(0xff);
   cuda::value_pull<double>(t, none, cuda::semiring_code<gbcuda::PlusTimes<double>>(), typed(view(a.csr(Backend::Cuda))),
@@ -700,8 +702,9 @@ TEST(CudaBackend, PrimitivesOverwriteOutput) {
   EXPECT_EQ(t.where, Backend::Cuda);
   expect_same(Vector<double>(std::move(t)), Vector<double>(std::move(th)), "gather overwrite");
 
-  VectorStore<double> t2 = random_vector<double>(rng, 3 * n, 0.5, VectorForm::Sparse).to(Backend::Cuda).store().clone(Backend::Cuda);
-  cuda::apply(t2, none, gbcuda::Abs<double>{}, view(u.store()));
+  VectorStore<double> t2 =
+      random_vector<double>(rng, 3 * n, 0.5, VectorForm::Sparse).to(Backend::Cuda).store().clone(Backend::Cuda);
+  cuda::apply(t2, none, cuda::element_op<gbcuda::Abs<double>, double>({}), view(u.store()));
   VectorStore<double> t2h;
   host::apply(t2h, none, gbcuda::Abs<double>{}, view(uh.store()));
   expect_same(Vector<double>(std::move(t2)), Vector<double>(std::move(t2h)), "apply overwrite");

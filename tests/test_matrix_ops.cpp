@@ -154,6 +154,73 @@ TEST_P(MatrixOps, ReduceMatchesGraphBLAS) {
   EXPECT_EQ(gbcuda::reduce(gbcuda::PlusMonoid<double>{}, Matrix<double>::from_coo(5, 5, {}, {}), b()), 0.0);
 }
 
+TEST_P(MatrixOps, ApplyMatchesGraphBLAS) {
+  Rng rng(21);
+  const Coo<double> coo = random_matrix<double>(rng, 260, 310, 6.0);
+  const Matrix<double> A = gb_matrix(coo);
+  const GMat gA = grb_matrix(coo);
+  const std::uint64_t before = gbcuda::host_fallbacks();
+  auto check = [&](const Matrix<double>& C, GrB_Info (*grb)(GrB_Matrix, GrB_Matrix), const char* name) {
+    GMat gC = grb_empty_matrix<double>(coo.nrows, coo.ncols);
+    OPS_GRB(grb(gC.m, gA.m));
+    EXPECT_EQ(entries_of(C), entries_of<double>(gC.m)) << name;
+  };
+  Matrix<double> C;
+  gbcuda::apply(C, gbcuda::no_mask, gbcuda::no_accum, gbcuda::AdditiveInverse<double>{}, A, b());
+  check(
+      C, [](GrB_Matrix c, GrB_Matrix a) { return GrB_Matrix_apply(c, GrB_NULL, GrB_NULL, GrB_AINV_FP64, a, GrB_NULL); },
+      "ainv");
+  gbcuda::apply(C, gbcuda::no_mask, gbcuda::no_accum, gbcuda::bind_first(gbcuda::Minus<double>{}, 2.5), A, b());
+  check(
+      C,
+      [](GrB_Matrix c, GrB_Matrix a) {
+        return GrB_Matrix_apply_BinaryOp1st_FP64(c, GrB_NULL, GrB_NULL, GrB_MINUS_FP64, 2.5, a, GrB_NULL);
+      },
+      "bind-first minus");
+  gbcuda::apply(C, gbcuda::no_mask, gbcuda::no_accum, gbcuda::bind_second(gbcuda::Times<double>{}, -0.5), A, b());
+  check(
+      C,
+      [](GrB_Matrix c, GrB_Matrix a) {
+        return GrB_Matrix_apply_BinaryOp2nd_FP64(c, GrB_NULL, GrB_NULL, GrB_TIMES_FP64, a, -0.5, GrB_NULL);
+      },
+      "bind-second times");
+  EXPECT_EQ(gbcuda::host_fallbacks(), before) << "a built-in operator's matrix apply ran on host copies";
+  // A user-defined operator (host copies on CUDA) and an iso matrix (its one value mapped).
+  gbcuda::apply(C, gbcuda::no_mask, gbcuda::no_accum, gbcuda::make_unary_op<double>([](double x) { return 2 * x + 1; }),
+                A, b());
+  Entries<double> want = entries_of(A);
+  for (auto& [ij, x] : want) x = 2 * x + 1;
+  EXPECT_EQ(entries_of(C), want) << "user";
+  const Matrix<bool> P = gbtest::path_graph(40, false);
+  Matrix<bool> N;
+  gbcuda::apply(N, gbcuda::no_mask, gbcuda::no_accum, gbcuda::LogicalNot<bool>{}, P, b());
+  EXPECT_EQ(N.nvals(), P.nvals());
+  EXPECT_TRUE(N.csr(Backend::Host).is_iso());
+  EXPECT_FALSE(N.csr(Backend::Host).iso_value);
+}
+
+TEST_P(MatrixOps, ExtractTuplesMatchesGraphBLAS) {
+  Rng rng(22);
+  const Coo<std::int64_t> coo = random_matrix<std::int64_t>(rng, 120, 90, 5.0);
+  Matrix<std::int64_t> A = gb_matrix(coo);
+  A.csr(b());
+  if (b() == Backend::Cuda) A.release(Backend::Host);  // only the GPU copy: the tuples come from it
+  std::vector<Index> I, J;
+  std::vector<std::int64_t> X;
+  gbcuda::extract_tuples(A, I, J, X);
+  ASSERT_EQ(I.size(), X.size());
+  ASSERT_EQ(J.size(), X.size());
+  Entries<std::int64_t> got;
+  for (std::size_t k = 0; k < I.size(); ++k) {
+    if (k > 0) {
+      EXPECT_TRUE(I[k - 1] < I[k] || (I[k - 1] == I[k] && J[k - 1] < J[k])) << "not in row order at " << k;
+    }
+    got[{I[k], J[k]}] = X[k];
+  }
+  const GMat gA = grb_matrix(coo);
+  EXPECT_EQ(got, entries_of<std::int64_t>(gA.m));
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, MatrixOps, ::testing::Values(Backend::Host, Backend::Cuda), backend_name);
 
 }  // namespace

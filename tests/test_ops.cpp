@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -500,8 +501,9 @@ TEST_P(OpsTest, AssignScalarInt64) { assign_suite<std::int64_t>(b(), -3); }
 TEST_P(OpsTest, AssignScalarBool) { assign_suite<bool>(b(), true); }
 
 // ---- apply ------------------------------------------------------------------------------------
-template <class Z, class Op>
-void apply_suite(Backend b, const Op& op, GrB_UnaryOp gop, const char* name) {
+// grb(w, mask, accum, u, desc) runs GraphBLAS's counterpart of op.
+template <class Z, class Op, class GrbApply>
+void apply_suite(Backend b, const Op& op, const GrbApply& grb, const char* name) {
   const auto masks = all_mask_cases();
   FailureBudget budget;
   for (int seed = 1; seed <= 2; ++seed) {
@@ -519,7 +521,7 @@ void apply_suite(Backend b, const Op& op, GrB_UnaryOp gop, const char* name) {
             gbcuda::apply(w, m, acc, op, u, d);
           };
           auto grb_run = [&](GrB_Vector w, GrB_Vector m, GrB_BinaryOp acc, GrB_Descriptor d) {
-            return GrB_Vector_apply(w, m, acc, gop, gu.v, d);
+            return grb(w, m, acc, gu.v, d);
           };
           auto [got, want] = run_both<Z>(b, w0, mask, mc, accum, Descriptor{}, false, false, gb_run, grb_run);
           auto r = same_vector(got, want, Check::Exact);
@@ -532,6 +534,15 @@ void apply_suite(Backend b, const Op& op, GrB_UnaryOp gop, const char* name) {
     }
   }
 }
+template <class Z, class Op>
+void apply_suite(Backend b, const Op& op, GrB_UnaryOp gop, const char* name) {
+  apply_suite<Z>(
+      b, op,
+      [gop](GrB_Vector w, GrB_Vector m, GrB_BinaryOp acc, GrB_Vector u, GrB_Descriptor d) {
+        return GrB_Vector_apply(w, m, acc, gop, u, d);
+      },
+      name);
+}
 TEST_P(OpsTest, ApplyIdentity) { apply_suite<double>(b(), gbcuda::Identity<double>{}, GrB_IDENTITY_FP64, "identity"); }
 TEST_P(OpsTest, ApplyAdditiveInverse) {
   apply_suite<double>(b(), gbcuda::AdditiveInverse<double>{}, GrB_AINV_FP64, "ainv");
@@ -541,11 +552,208 @@ TEST_P(OpsTest, ApplyAbs) {
   apply_suite<double>(b(), gbcuda::Abs<double>{}, GrB_ABS_FP64, "abs");
   apply_suite<std::int64_t>(b(), gbcuda::Abs<std::int64_t>{}, GrB_ABS_INT64, "abs-int64");
 }
+TEST_P(OpsTest, ApplyMultiplicativeInverse) {  // integers: 1/0 is the largest value, else 1, -1 or 0
+  apply_suite<double>(b(), gbcuda::MultiplicativeInverse<double>{}, GrB_MINV_FP64, "minv");
+  apply_suite<std::int64_t>(b(), gbcuda::MultiplicativeInverse<std::int64_t>{}, GrB_MINV_INT64, "minv-int64");
+  apply_suite<bool>(b(), gbcuda::MultiplicativeInverse<bool>{}, GrB_MINV_BOOL, "minv-bool");
+}
 TEST_P(OpsTest, ApplyUserLambda) {
   apply_suite<double>(b(), gbcuda::make_unary_op<double>([](double x) { return user_unary(x); }), grb_user_ops().unary,
                       "user");
   apply_suite<std::int64_t>(b(), gbcuda::make_unary_op<std::int64_t>([](std::int64_t x) { return user_unary_i(x); }),
                             grb_user_ops().unary_i, "user-int64");
+}
+
+// A binary operator with a bound scalar (GrB_apply with BinaryOp1st / BinaryOp2nd). MINUS is not
+// commutative, so a swapped operand fails; built-in ones run on the GPU without host copies.
+TEST_P(OpsTest, ApplyBoundScalar) {
+  const std::uint64_t before = gbcuda::host_fallbacks();
+  apply_suite<double>(
+      b(), gbcuda::bind_first(gbcuda::Minus<double>{}, 2.5),
+      [](GrB_Vector w, GrB_Vector m, GrB_BinaryOp acc, GrB_Vector u, GrB_Descriptor d) {
+        return GrB_Vector_apply_BinaryOp1st_FP64(w, m, acc, GrB_MINUS_FP64, 2.5, u, d);
+      },
+      "bind-first minus");
+  apply_suite<double>(
+      b(), gbcuda::bind_second(gbcuda::Minus<double>{}, 2.5),
+      [](GrB_Vector w, GrB_Vector m, GrB_BinaryOp acc, GrB_Vector u, GrB_Descriptor d) {
+        return GrB_Vector_apply_BinaryOp2nd_FP64(w, m, acc, GrB_MINUS_FP64, u, 2.5, d);
+      },
+      "bind-second minus");
+  apply_suite<std::int64_t>(
+      b(), gbcuda::bind_second(gbcuda::Max<std::int64_t>{}, std::int64_t(4)),
+      [](GrB_Vector w, GrB_Vector m, GrB_BinaryOp acc, GrB_Vector u, GrB_Descriptor d) {
+        return GrB_Vector_apply_BinaryOp2nd_INT64(w, m, acc, GrB_MAX_INT64, u, 4, d);
+      },
+      "bind-second max-int64");
+  apply_suite<std::int32_t>(
+      b(), gbcuda::bind_first(gbcuda::Times<std::int32_t>{}, std::int32_t(-3)),
+      [](GrB_Vector w, GrB_Vector m, GrB_BinaryOp acc, GrB_Vector u, GrB_Descriptor d) {
+        return GrB_Vector_apply_BinaryOp1st_INT32(w, m, acc, GrB_TIMES_INT32, -3, u, d);
+      },
+      "bind-first times-int32");
+  EXPECT_EQ(gbcuda::host_fallbacks(), before) << "a built-in bound operator ran on host copies";
+  // A user-defined operator can be bound too (on host copies on the CUDA backend).
+  apply_suite<double>(
+      b(), gbcuda::bind_second(gbcuda::make_binary_op<double>(user_sub2), 1.5),
+      [](GrB_Vector w, GrB_Vector m, GrB_BinaryOp acc, GrB_Vector u, GrB_Descriptor d) {
+        return GrB_Vector_apply_BinaryOp2nd_FP64(w, m, acc, grb_user_ops().sub2, u, 1.5, d);
+      },
+      "bind-second user");
+}
+
+// ---- select (vector) ----------------------------------------------------------------------------
+template <class Z, class Op>
+void select_suite(Backend b, const Op& op, GrB_IndexUnaryOp gop, double thunk, const char* name) {
+  const auto masks = all_mask_cases();
+  FailureBudget budget;
+  for (int seed = 1; seed <= 2; ++seed) {
+    Rng rng(std::uint64_t(seed) * 307);
+    const Index n = 260;
+    for (double ud : {0.02, 0.4, 1.0}) {
+      Tuples<Z> u0 = random_tuples<Z>(rng, n, ud);
+      Tuples<Z> w0 = random_tuples<Z>(rng, n, 0.3);
+      Tuples<double> mask = random_mask(rng, n, seed == 1 ? 0.02 : 0.5);
+      Vector<Z> u = gb_vector(u0, b);
+      GVec gu = grb_vector(u0);
+      for (const MaskCase& mc : masks) {
+        for (int accum : {0, 1}) {
+          auto gb_run = [&](auto& w, const auto& m, const auto& acc, const Descriptor& d) {
+            gbcuda::select(w, m, acc, op, u, thunk, d);
+          };
+          auto grb_run = [&](GrB_Vector w, GrB_Vector m, GrB_BinaryOp acc, GrB_Descriptor d) {
+            return GrB_Vector_select_FP64(w, m, acc, gop, gu.v, thunk, d);
+          };
+          auto [got, want] = run_both<Z>(b, w0, mask, mc, accum, Descriptor{}, false, false, gb_run, grb_run);
+          auto r = same_vector(got, want, Check::Exact);
+          EXPECT_TRUE(r) << "select " << name << " thunk " << thunk << " seed " << seed << " u-density " << ud << " "
+                         << mc.str() << " " << accum_name(accum);
+          budget.charge(bool(r));
+          if (budget.spent()) return;
+        }
+      }
+    }
+  }
+}
+TEST_P(OpsTest, SelectVector) {
+  const std::uint64_t before = gbcuda::host_fallbacks();
+  select_suite<double>(b(), gbcuda::ValueGt{}, GrB_VALUEGT_FP64, 1.0, "valuegt");
+  select_suite<double>(b(), gbcuda::ValueLe{}, GrB_VALUELE_FP64, 0.5, "valuele");
+  select_suite<double>(b(), gbcuda::ValueNe{}, GrB_VALUENE_FP64, 0.0, "valuene");
+  select_suite<std::int64_t>(b(), gbcuda::ValueEq{}, GrB_VALUEEQ_INT64, 3.0, "valueeq-int64");
+  select_suite<std::int32_t>(b(), gbcuda::ValueGe{}, GrB_VALUEGE_INT32, 5.0, "valuege-int32");
+  // A vector is one column (j = 0): TRIL with thunk k keeps i >= -k, TRIU keeps i <= -k.
+  select_suite<double>(b(), gbcuda::Tril{}, GrB_TRIL, -100.0, "tril");
+  select_suite<double>(b(), gbcuda::Triu{}, GrB_TRIU, -50.0, "triu");
+  EXPECT_EQ(gbcuda::host_fallbacks(), before) << "select ran on host copies";
+}
+
+// ---- assign with an index list ------------------------------------------------------------------
+template <class Z>
+void assign_indexed_suite(Backend b, Z scalar) {
+  const auto masks = all_mask_cases();
+  FailureBudget budget;
+  for (int seed = 1; seed <= 2; ++seed) {
+    Rng rng(std::uint64_t(seed) * 509);
+    const Index n = 240;
+    for (Index ni : {Index(0), Index(17), Index(120), n}) {
+      std::vector<Index> all(static_cast<std::size_t>(n));
+      for (Index i = 0; i < n; ++i) all[std::size_t(i)] = i;
+      std::shuffle(all.begin(), all.end(), rng);  // distinct, in no order
+      const std::vector<Index> idx(all.begin(), all.begin() + ni);
+      std::vector<GrB_Index> gidx(idx.begin(), idx.end());
+      gidx.reserve(1);
+      for (double ud : {0.3, 1.0}) {
+        Tuples<Z> u0 = random_tuples<Z>(rng, ni, ud);
+        Tuples<Z> w0 = random_tuples<Z>(rng, n, 0.4);
+        Tuples<double> mask = random_mask(rng, n, 0.5);
+        Vector<Z> u = gb_vector(u0, b);
+        GVec gu = grb_vector(u0);
+        for (const MaskCase& mc : masks) {
+          for (int accum : {0, 1, 2}) {
+            for (bool with_scalar : {false, true}) {
+              auto gb_run = [&](auto& w, const auto& m, const auto& acc, const Descriptor& d) {
+                if (with_scalar) gbcuda::assign(w, m, acc, scalar, idx, d);
+                else gbcuda::assign(w, m, acc, u, idx, d);
+              };
+              auto grb_run = [&](GrB_Vector w, GrB_Vector m, GrB_BinaryOp acc, GrB_Descriptor d) {
+                if (with_scalar) return Grb<Z>::assign_indexed(w, m, acc, scalar, gidx.data(), GrB_Index(ni), d);
+                return GrB_Vector_assign(w, m, acc, gu.v, gidx.data(), GrB_Index(ni), d);
+              };
+              auto [got, want] = run_both<Z>(b, w0, mask, mc, accum, Descriptor{}, false, false, gb_run, grb_run);
+              auto r = same_vector(got, want, Check::Exact);
+              EXPECT_TRUE(r) << "assign(indices) " << (with_scalar ? "scalar" : "vector") << " seed " << seed
+                             << " indices " << ni << " u-density " << ud << " " << mc.str() << " " << accum_name(accum);
+              budget.charge(bool(r));
+              if (budget.spent()) return;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+TEST_P(OpsTest, AssignIndexedDouble) { assign_indexed_suite<double>(b(), 2.5); }
+TEST_P(OpsTest, AssignIndexedInt32) { assign_indexed_suite<std::int32_t>(b(), -3); }
+TEST_P(OpsTest, AssignIndexedBool) { assign_indexed_suite<bool>(b(), false); }
+TEST_P(OpsTest, AssignIndexedRefusesBadIndices) {
+  Vector<double> w(10, b());
+  const Vector<double> u = Vector<double>::full(3, 1.0, b());
+  const std::vector<Index> twice{1, 4, 1}, outside{1, 4, 10}, negative{-1, 2, 3}, short_list{1, 2};
+  for (const auto* idx : {&twice, &outside, &negative}) {
+    try {
+      gbcuda::assign(w, gbcuda::no_mask, gbcuda::no_accum, u, *idx);
+      ADD_FAILURE() << "bad index list accepted";
+    } catch (const gbcuda::Error& e) {
+      EXPECT_EQ(e.status(), gbcuda::Status::InvalidIndex) << e.what();
+    }
+  }
+  EXPECT_THROW(gbcuda::assign(w, gbcuda::no_mask, gbcuda::no_accum, u, short_list), gbcuda::Error);
+  EXPECT_EQ(w.nvals(), 0) << "a refused assign changed w";
+}
+
+// ---- reduce a matrix to a vector ----------------------------------------------------------------
+template <class Z, class Mon>
+void reduce_rows_suite(Backend b, const Mon& mon, GrB_Monoid gmon, const char* name) {
+  const auto masks = all_mask_cases();
+  FailureBudget budget;
+  for (int seed = 1; seed <= 2; ++seed) {
+    Rng rng(std::uint64_t(seed) * 613);
+    const Coo<Z> coo = random_matrix<Z>(rng, 190, 230, seed == 1 ? 3.0 : 40.0);
+    const gbcuda::Matrix<Z> A = gb_matrix(coo);
+    const GMat gA = grb_matrix(coo);
+    for (bool columns : {false, true}) {
+      const Index n = columns ? coo.ncols : coo.nrows;
+      Tuples<Z> w0 = random_tuples<Z>(rng, n, 0.3);
+      Tuples<double> mask = random_mask(rng, n, 0.5);
+      for (const MaskCase& mc : masks) {
+        for (int accum : {0, 1, 2}) {
+          Descriptor d;
+          d.transpose_a = columns;
+          auto gb_run = [&](auto& w, const auto& m, const auto& acc, const Descriptor& dd) {
+            gbcuda::reduce(w, m, acc, mon, A, dd);
+          };
+          auto grb_run = [&](GrB_Vector w, GrB_Vector m, GrB_BinaryOp acc, GrB_Descriptor gd) {
+            return GrB_Matrix_reduce_Monoid(w, m, acc, gmon, gA.m, gd);
+          };
+          auto [got, want] = run_both<Z>(b, w0, mask, mc, accum, d, columns, false, gb_run, grb_run);
+          auto r = same_vector(got, want, Check::Near);
+          EXPECT_TRUE(r) << "reduce to a vector " << name << (columns ? " columns" : " rows") << " seed " << seed << " "
+                         << mc.str() << " " << accum_name(accum);
+          budget.charge(bool(r));
+          if (budget.spent()) return;
+        }
+      }
+    }
+  }
+}
+TEST_P(OpsTest, ReduceMatrixToVector) {
+  const std::uint64_t before = gbcuda::host_fallbacks();
+  reduce_rows_suite<double>(b(), gbcuda::PlusMonoid<double>{}, GrB_PLUS_MONOID_FP64, "plus");
+  reduce_rows_suite<std::int64_t>(b(), gbcuda::MinMonoid<std::int64_t>{}, GrB_MIN_MONOID_INT64, "min-int64");
+  reduce_rows_suite<float>(b(), gbcuda::MaxMonoid<float>{}, GrB_MAX_MONOID_FP32, "max-float");
+  reduce_rows_suite<bool>(b(), gbcuda::LorMonoid<bool>{}, GrB_LOR_MONOID_BOOL, "lor");
+  EXPECT_EQ(gbcuda::host_fallbacks(), before) << "a built-in monoid's reduce ran on host copies";
 }
 
 // ---- eWiseAdd / eWiseMult ---------------------------------------------------------------------

@@ -6,6 +6,9 @@
 //                                                     desc.transpose_b): GrB_mxm by dot products
 //   reduce(monoid, A)                                 the monoid's sum of A's values
 //                                                     (GrB_Matrix_reduce to a scalar)
+//   reduce(w, mask, accum, monoid, A, desc)           w<mask> = accum(w, row sums of A) (T0: columns)
+//   apply(C, no_mask, no_accum, op, A)                C = op(A), A's structure (GrB_Matrix_apply)
+//   extract_tuples(A, I, J, X)                        A's entries as coordinates (host memory)
 // A Matrix is immutable: C is replaced by the result. These take no mask but mxm's (which must be
 // structural and not complemented) and no accumulator (both are compile-time errors otherwise),
 // and run in the backend `where` (select, mxm) or where A's copy is (reduce: the host unless only
@@ -14,6 +17,7 @@
 // Triangle counting (examples/tc) is the use: L = select(tril, A, -1); C<L> = L * L' over
 // PLUS_PAIR; the count is reduce(plus, C).
 #include <type_traits>
+#include <vector>
 
 #include "gbcuda/descriptor.hpp"
 #include "gbcuda/detail/views.hpp"
@@ -25,28 +29,6 @@
 #endif
 
 namespace gbcuda {
-
-// ---- index-unary predicates for select: keep A(i,j) = x when op(x, i, j, thunk) ---------------
-template <SelectKind K>
-struct SelectOp {
-  static constexpr SelectKind kind = K;
-  // Tril: j <= i + k; Triu: j >= i + k; Diag: j == i + k; Offdiag: j != i + k (k = thunk), as
-  // GrB_TRIL, GrB_TRIU, GrB_DIAG, GrB_OFFDIAG. The value predicates compare x with the thunk.
-  template <class T>
-  GBCUDA_HD bool operator()(T x, Index i, Index j, double thunk) const {
-    return select_holds(K, double(x), i, j, thunk);
-  }
-};
-using Tril = SelectOp<SelectKind::Tril>;
-using Triu = SelectOp<SelectKind::Triu>;
-using Diag = SelectOp<SelectKind::Diag>;
-using Offdiag = SelectOp<SelectKind::Offdiag>;
-using ValueEq = SelectOp<SelectKind::ValueEq>;
-using ValueNe = SelectOp<SelectKind::ValueNe>;
-using ValueGt = SelectOp<SelectKind::ValueGt>;
-using ValueGe = SelectOp<SelectKind::ValueGe>;
-using ValueLt = SelectOp<SelectKind::ValueLt>;
-using ValueLe = SelectOp<SelectKind::ValueLe>;
 
 namespace detail {
 
@@ -172,6 +154,83 @@ void mxm(Matrix<TC>& C, const Matrix<TM>& M, const Accum&, const S& s, const Mat
   C = Matrix<TC>::from_valid_csr(detail::host_compact<TC>(
       m, [&](Index, Offset p) { return has[std::size_t(p)] != 0; },
       [&](Index, Offset p) { return vals[std::size_t(p)]; }));
+}
+
+// C = op(A) (GrB_Matrix_apply): A's structure, each value mapped by a unary operator or a bound
+// binary one (bind_first / bind_second). In the backend `where`; on the GPU for the built-in
+// operators over A's type (cuda_supports_unary_op), else on host copies.
+template <class TC, class Accum, class Op, class TA>
+void apply(Matrix<TC>& C, const NoMask&, const Accum&, const Op& op, const Matrix<TA>& A,
+           Backend where = Backend::Host) {
+  static_assert(std::is_same_v<Accum, NoAccum>, "apply into a matrix takes no accumulator");
+  static_assert(std::is_same_v<TC, typename Op::result_type>, "C must have the operator's result type");
+  Backend b = where;
+  if constexpr (!(GBCUDA_HAVE_CUDA && detail::cuda_supports_unary_op<Op, TA>() && std::is_same_v<TC, TA>)) {
+    if (b == Backend::Cuda) detail::note_host_fallback();
+    b = Backend::Host;
+  }
+  const Csr<TA>& a = A.csr(b);
+  Csr<TC> c;
+  c.nrows = a.nrows;
+  c.ncols = a.ncols;
+  c.row_ptr = a.row_ptr.clone(b);
+  c.col_idx = a.col_idx.clone(b);
+  if (a.is_iso()) {
+    c.iso_value = TC(op(a.iso_value));  // one value: mapped once
+  } else if (b == Backend::Host) {
+    c.values = detail::Array<TC>(static_cast<std::size_t>(a.nvals()), Backend::Host);
+    TC* out = c.values.data();
+    const TA* in = a.values.data();
+    detail::host::util::for_each_index(a.nvals(), detail::host::util::kParallelMin,
+                                       [&](Index p) { out[p] = TC(op(in[p])); });
+  }
+#if GBCUDA_HAVE_CUDA
+  else if constexpr (detail::cuda_supports_unary_op<Op, TA>() && std::is_same_v<TC, TA>) {
+    detail::VecView<TA> v;  // the values as one dense vector
+    v.n = a.nvals();
+    v.form = VectorForm::Dense;
+    v.nvals = a.nvals();
+    v.values = a.values.data();
+    detail::VectorStore<TC> t;
+    detail::cuda::apply(t, detail::MaskView{}, detail::cuda::element_op<Op, TA>(op), v);
+    c.values = std::move(t.values);
+  }
+#endif
+  C = Matrix<TC>::from_valid_csr(std::move(c));
+  if (where != b) C.csr(where);  // ran on host copies: the result is wanted in `where`
+}
+
+// w<mask> = accum(w, the monoid's sum of each row of A) (GrB_Matrix_reduce_Monoid to a vector;
+// desc.transpose_a or desc::T0: of each column). Rows with no entries give no entry. Runs as
+// w = A * 1 over the semiring (monoid, FIRST), so the product's load-balanced kernels do the work.
+template <class TW, class MaskArg, class Accum, class Monoid, class TA>
+void reduce(Vector<TW>& w, const MaskArg& mask, const Accum& accum, const Monoid& mon, const Matrix<TA>& A,
+            const Descriptor& d = {}) {
+  using Z = typename Monoid::value_type;
+  const Index in_n = d.transpose_a ? A.nrows() : A.ncols();
+  const Vector<bool> ones = Vector<bool>::full(in_n, true, w.backend());  // FIRST never reads it
+  mxv(w, mask, accum, Semiring<Monoid, First<Z>>{mon, {}}, A, ones, d);
+}
+
+// A's entries as coordinate lists in host memory, row by row, columns ascending in each row
+// (GrB_Matrix_extractTuples). The vector version is Vector::extract_tuples.
+template <class T>
+void extract_tuples(const Matrix<T>& A, std::vector<Index>& rows, std::vector<Index>& cols, std::vector<T>& vals) {
+  const Csr<T>& a = A.csr(Backend::Host);
+  const auto nnz = static_cast<std::size_t>(a.nvals());
+  rows.resize(nnz);
+  cols.resize(nnz);
+  vals.resize(nnz);
+  for (Index i = 0; i < a.nrows; ++i)
+    for (Offset p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
+      rows[std::size_t(p)] = i;
+      cols[std::size_t(p)] = a.col_idx[p];
+      vals[std::size_t(p)] = a.is_iso() ? a.iso_value : a.values[p];
+    }
+}
+template <class T>
+void extract_tuples(const Vector<T>& u, std::vector<Index>& idx, std::vector<T>& vals) {
+  u.extract_tuples(idx, vals);
 }
 
 // The monoid's sum of A's stored values (its identity when A has none).

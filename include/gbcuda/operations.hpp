@@ -4,7 +4,10 @@
 //   vxm(w, mask, accum, semiring, u, A, desc)      w'<mask> = accum(w', u'*A)
 //   assign(w, mask, accum, scalar, desc)           w<mask> = accum(w, scalar) at every index
 //   assign(w, mask, accum, u, desc)                w<mask> = accum(w, u) at every index
-//   apply(w, mask, accum, unary_op, u, desc)       w<mask> = accum(w, op(u))
+//   assign(w, mask, accum, u or scalar, indices, desc)  w<mask>(indices) = accum(w(indices), u)
+//   apply(w, mask, accum, unary_op, u, desc)       w<mask> = accum(w, op(u)); unary_op may be a
+//                                                  bound binary op: bind_first(op, s) / bind_second
+//   select(w, mask, accum, pred, u, thunk, desc)   w<mask> = accum(w, u's entries where pred holds)
 //   ewise_add(w, mask, accum, op, u, v, desc)      union of the patterns of u and v
 //   ewise_mult(w, mask, accum, op, u, v, desc)     intersection of the patterns
 //   reduce(monoid, u)                              the sum of u's entries under the monoid
@@ -19,7 +22,10 @@
 #include <algorithm>
 #include <memory>
 #include <optional>
+#include <span>
+#include <string>
 #include <type_traits>
+#include <vector>
 
 #include "gbcuda/descriptor.hpp"
 #include "gbcuda/detail/backend_ops.hpp"
@@ -340,7 +346,8 @@ VectorStore<T> cast_store(VectorStore<Z>&& t) {
     host::util::for_each_index(len, host::util::kParallelMin, [&](Index p) { out[p] = cast_to<T>(in[p]); });
   }
 #if GBCUDA_HAVE_CUDA
-  else if constexpr (is_value_type_v<T> && is_value_type_v<Z>) cuda::cast_values<T>(o.values.data(), typed_values(t.values.data()), len);
+  else if constexpr (is_value_type_v<T> && is_value_type_v<Z>)
+    cuda::cast_values<T>(o.values.data(), typed_values(t.values.data()), len);
 #endif
   return o;
 }
@@ -440,9 +447,77 @@ void assign(Vector<T>& w, const MaskArg& mask, const Accum& accum, const Vector<
   if (all_allowed) t = ub.store().clone(b);
   else if (b == Backend::Host) detail::host::apply(t, pm.view, Identity<T>{}, detail::view(ub.store()));
 #if GBCUDA_HAVE_CUDA
-  else detail::cuda::apply(t, pm.view, Identity<T>{}, detail::view(ub.store()));
+  else detail::cuda::apply(t, pm.view, detail::cuda::element_op<Identity<T>, T>({}), detail::view(ub.store()));
 #endif
   detail::merge_into(w, pm.view, accum, t, d.replace);
+}
+
+namespace detail {
+// An assign's index list: every index below n, none twice (GraphBLAS leaves duplicates
+// undefined; here they are an error, so no result depends on which write wins).
+inline void check_assign_indices(std::span<const Index> idx, Index n) {
+  std::vector<Index> sorted(idx.begin(), idx.end());
+  std::sort(sorted.begin(), sorted.end());
+  if (!sorted.empty() && (sorted.front() < 0 || sorted.back() >= n))
+    throw Error(Status::InvalidIndex, "assign: index " +
+                                          std::to_string(sorted.front() < 0 ? sorted.front() : sorted.back()) +
+                                          " is outside a vector of length " + std::to_string(n));
+  auto dup = std::adjacent_find(sorted.begin(), sorted.end());
+  if (dup != sorted.end())
+    throw Error(Status::InvalidIndex, "assign: index " + std::to_string(*dup) + " appears twice in the index list");
+}
+}  // namespace detail
+
+// w<mask>(indices) = accum(w(indices), u) (GrB_Vector_assign with an index list): u has one entry
+// slot per listed index; w(indices[k]) takes u(k), accumulated when there is an accumulator, and
+// with none an absent u(k) deletes w(indices[k]). The mask has w's length and applies to w as a
+// whole: positions not listed keep their entries, unless replace deletes them outside the mask.
+// Indices must be below w.size() and distinct (Error InvalidIndex otherwise). Costs O(w.size()).
+template <class T, class MaskArg, class Accum>
+void assign(Vector<T>& w, const MaskArg& mask, const Accum& accum, const Vector<T>& u, std::span<const Index> indices,
+            const Descriptor& d = {}) {
+  const Index count = Index(indices.size());
+  if (u.size() != count) detail::throw_dimension_mismatch("assign (u against the index list)", count, u.size());
+  detail::check_assign_indices(indices, w.size());
+  const Backend b = w.backend();
+  if constexpr (!(GBCUDA_HAVE_CUDA && detail::cuda_supports_accum<Accum, T>())) {
+    if (b == Backend::Cuda) {
+      detail::note_host_fallback();
+      Vector<T> wh = w.to(Backend::Host);
+      assign(wh, detail::mask_to_host(mask), accum, u.to(Backend::Host), indices, d);
+      w = wh.to(Backend::Cuda);
+      return;
+    }
+  }
+  std::optional<Vector<T>> u_hold, u_form;
+  const Vector<T>& ub = detail::in_backend(u, b, u_hold);
+  const Vector<T>& up = ub.form() == VectorForm::Sparse ? detail::in_form(ub, VectorForm::Bitmap, u_form) : ub;
+  detail::PreparedMask pm = detail::prepare_mask(mask, d, b, w.size());
+  // t = w with the listed positions assigned; then w<mask> = t.
+  detail::VectorStore<T> t = w.store().clone(b);
+  if (b == Backend::Host) detail::host::assign_indexed(t, indices.data(), count, detail::view(up.store()), accum);
+#if GBCUDA_HAVE_CUDA
+  else if constexpr (detail::cuda_supports_accum<Accum, T>()) {
+    detail::Array<Index> idx(count > 0 ? std::vector<Index>(indices.begin(), indices.end()) : std::vector<Index>{},
+                             Backend::Cuda);
+    detail::cuda::assign_indexed(t, idx.data(), count, detail::view(up.store()), detail::cuda::bin_code<Accum, T>());
+  }
+#endif
+  if (pm.view.present()) {  // the merge takes only entries the mask allows (backend_ops.hpp)
+    detail::VectorStore<T> allowed;
+    if (b == Backend::Host) detail::host::apply(allowed, pm.view, Identity<T>{}, detail::view(t));
+#if GBCUDA_HAVE_CUDA
+    else detail::cuda::apply(allowed, pm.view, detail::cuda::element_op<Identity<T>, T>({}), detail::view(t));
+#endif
+    t = std::move(allowed);
+  }
+  detail::merge_into(w, pm.view, no_accum, t, d.replace);
+}
+// w<mask>(indices) = accum(w(indices), scalar): the listed positions take the scalar.
+template <class T, class MaskArg, class Accum>
+void assign(Vector<T>& w, const MaskArg& mask, const Accum& accum, T scalar, std::span<const Index> indices,
+            const Descriptor& d = {}) {
+  assign(w, mask, accum, Vector<T>::full(Index(indices.size()), scalar, w.backend()), indices, d);
 }
 
 template <class TW, class MaskArg, class Accum, class Op, class TU>
@@ -468,7 +543,37 @@ void apply(Vector<TW>& w, const MaskArg& mask, const Accum& accum, const Op& op,
   if (b == Backend::Host) detail::host::apply(t, pm.view, op, detail::view(ub.store()));
 #if GBCUDA_HAVE_CUDA
   else if constexpr (detail::cuda_supports_unary_op<Op, TU>() && std::is_same_v<TW, TU>)
-    detail::cuda::apply(t, pm.view, op, detail::view(ub.store()));
+    detail::cuda::apply(t, pm.view, detail::cuda::element_op<Op, TU>(op), detail::view(ub.store()));
+#endif
+  detail::merge_into(w, pm.view, accum, t, d.replace);
+}
+
+// w<mask> = accum(w, the entries of u where op holds) (GrB_Vector_select with a GrB_IndexUnaryOp):
+// op is one of the SelectOp predicates (Tril, ValueGt, ...), evaluated as op(u(i), i, 0, thunk),
+// a vector being one column.
+template <class T, class MaskArg, class Accum, SelectKind K>
+void select(Vector<T>& w, const MaskArg& mask, const Accum& accum, const SelectOp<K>& op, const Vector<T>& u,
+            double thunk, const Descriptor& d = {}) {
+  if (w.size() != u.size()) detail::throw_dimension_mismatch("select", w.size(), u.size());
+  const Backend b = w.backend();
+  if constexpr (!(GBCUDA_HAVE_CUDA && detail::cuda_supports_accum<Accum, T>())) {
+    if (b == Backend::Cuda) {
+      detail::note_host_fallback();
+      Vector<T> wh = w.to(Backend::Host);
+      select(wh, detail::mask_to_host(mask), accum, op, u.to(Backend::Host), thunk, d);
+      w = wh.to(Backend::Cuda);
+      return;
+    }
+  }
+  std::optional<Vector<T>> u_hold;
+  const Vector<T>& ub = detail::in_backend(u, b, u_hold);
+  detail::PreparedMask pm = detail::prepare_mask(mask, d, b, w.size());
+  detail::VectorStore<T> t;
+  if (b == Backend::Host)
+    detail::host::apply(t, pm.view, Identity<T>{}, detail::view(ub.store()),
+                        [&](T x, Index i) { return op(x, i, Index(0), thunk); });
+#if GBCUDA_HAVE_CUDA
+  else detail::cuda::apply(t, pm.view, detail::cuda::select_op<T>(K, thunk), detail::view(ub.store()));
 #endif
   detail::merge_into(w, pm.view, accum, t, d.replace);
 }

@@ -19,20 +19,20 @@ GBCUDA_HD T multiply_values(T x, T y) {
 // ---- binary operators: z = op(x, y) ------------------------------------------------------
 // `uses_x` / `uses_y` say whether the operator reads its operands' values; an operator that
 // reads neither (PAIR) or only positions (SECONDI) lets backends skip loading values.
-#define GBCUDA_BINARY_OP(NAME, EXPR, USES_X, USES_Y)                   \
-  template <class T>                                                   \
-  struct NAME {                                                        \
-    using result_type = T;                                             \
-    static constexpr bool builtin = true;                              \
-    static constexpr bool positional = false;                          \
-    static constexpr bool uses_x = USES_X;                             \
-    static constexpr bool uses_y = USES_Y;                             \
-    template <class X, class Y>                                        \
-    GBCUDA_HD T operator()(X x, Y y) const {                           \
-      (void)x;                                                         \
-      (void)y;                                                         \
-      return EXPR;                                                     \
-    }                                                                  \
+#define GBCUDA_BINARY_OP(NAME, EXPR, USES_X, USES_Y) \
+  template <class T>                                 \
+  struct NAME {                                      \
+    using result_type = T;                           \
+    static constexpr bool builtin = true;            \
+    static constexpr bool positional = false;        \
+    static constexpr bool uses_x = USES_X;           \
+    static constexpr bool uses_y = USES_Y;           \
+    template <class X, class Y>                      \
+    GBCUDA_HD T operator()(X x, Y y) const {         \
+      (void)x;                                       \
+      (void)y;                                       \
+      return EXPR;                                   \
+    }                                                \
   };
 GBCUDA_BINARY_OP(Plus, cast_to<T>(x) + cast_to<T>(y), true, true)
 GBCUDA_BINARY_OP(Minus, cast_to<T>(x) - cast_to<T>(y), true, true)
@@ -61,24 +61,69 @@ struct SecondI {
   }
 };
 
+// 1/x as GraphBLAS's GrB_MINV defines it: for integers 1/0 is the type's largest value and
+// otherwise integer division (1, -1 or 0); for bool, true.
+template <class T>
+GBCUDA_HD T multiplicative_inverse(T x) {
+  if constexpr (std::is_same_v<T, bool>) {
+    (void)x;
+    return true;
+  } else if constexpr (std::is_integral_v<T>) {
+    return x == T(0) ? std::numeric_limits<T>::max() : T(T(1) / x);
+  } else {
+    return T(1) / x;
+  }
+}
+
 // ---- unary operators: z = op(x) -----------------------------------------------------------
-#define GBCUDA_UNARY_OP(NAME, EXPR)               \
-  template <class T>                              \
-  struct NAME {                                   \
-    using result_type = T;                        \
-    static constexpr bool builtin = true;         \
-    template <class X>                            \
-    GBCUDA_HD T operator()(X x) const {           \
-      (void)x;                                    \
-      return EXPR;                                \
-    }                                             \
+#define GBCUDA_UNARY_OP(NAME, EXPR)       \
+  template <class T>                      \
+  struct NAME {                           \
+    using result_type = T;                \
+    static constexpr bool builtin = true; \
+    template <class X>                    \
+    GBCUDA_HD T operator()(X x) const {   \
+      (void)x;                            \
+      return EXPR;                        \
+    }                                     \
   };
 GBCUDA_UNARY_OP(Identity, cast_to<T>(x))
 GBCUDA_UNARY_OP(AdditiveInverse, T(-cast_to<T>(x)))
 GBCUDA_UNARY_OP(Abs, cast_to<T>(x) < T(0) ? T(-cast_to<T>(x)) : cast_to<T>(x))
 GBCUDA_UNARY_OP(One, T(1))
 GBCUDA_UNARY_OP(LogicalNot, T(!(x != X(0))))
+GBCUDA_UNARY_OP(MultiplicativeInverse, multiplicative_inverse(cast_to<T>(x)))
 #undef GBCUDA_UNARY_OP
+
+// A binary operator with one operand bound to a scalar: a unary operator for apply
+// (GrB_apply with GrB_BinaryOp and a scalar, "bind first" / "bind second"). bind_first(op, s)
+// maps x to op(s, x); bind_second(op, s) maps x to op(x, s).
+template <class Op, class S, bool ScalarFirst>
+struct BoundOp {
+  using op_type = Op;
+  using result_type = typename Op::result_type;
+  static constexpr bool builtin = Op::builtin;
+  static constexpr bool scalar_first = ScalarFirst;
+  Op op;
+  S scalar;
+  template <class X>
+  GBCUDA_HD result_type operator()(X x) const {
+    if constexpr (ScalarFirst) return result_type(op(scalar, x));
+    else return result_type(op(x, scalar));
+  }
+};
+template <class Op, class S>
+using BindFirst = BoundOp<Op, S, true>;
+template <class Op, class S>
+using BindSecond = BoundOp<Op, S, false>;
+template <class Op, class S>
+BindFirst<Op, S> bind_first(Op op, S scalar) {
+  return BindFirst<Op, S>{op, scalar};
+}
+template <class Op, class S>
+BindSecond<Op, S> bind_second(Op op, S scalar) {
+  return BindSecond<Op, S>{op, scalar};
+}
 
 // ---- monoids: associative, commutative op with an identity (and maybe a terminal) ----------
 enum class MonoidKind { Plus, Times, Min, Max, Lor, Land, Any, User };
@@ -95,8 +140,11 @@ struct BuiltinMonoid {
   GBCUDA_HD T identity() const {
     if constexpr (K == MonoidKind::Plus || K == MonoidKind::Lor || K == MonoidKind::Any) return T(0);
     else if constexpr (K == MonoidKind::Times || K == MonoidKind::Land) return T(1);
-    else if constexpr (K == MonoidKind::Min) return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
-    else return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
+    else if constexpr (K == MonoidKind::Min)
+      return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
+    else
+      return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
+                                                  : std::numeric_limits<T>::lowest();
   }
   GBCUDA_HD bool is_terminal(T x) const {
     if constexpr (K == MonoidKind::Lor) return x != T(0);
@@ -104,7 +152,10 @@ struct BuiltinMonoid {
     else if constexpr (K == MonoidKind::Any) return true;  // any value will do
     else if constexpr (K == MonoidKind::Min && std::is_integral_v<T>) return x == std::numeric_limits<T>::lowest();
     else if constexpr (K == MonoidKind::Max && std::is_integral_v<T>) return x == std::numeric_limits<T>::max();
-    else { (void)x; return false; }
+    else {
+      (void)x;
+      return false;
+    }
   }
   GBCUDA_HD T operator()(T a, T b) const {
     if constexpr (K == MonoidKind::Plus) return a + b;
@@ -113,16 +164,26 @@ struct BuiltinMonoid {
     else if constexpr (K == MonoidKind::Max) return a < b ? b : a;
     else if constexpr (K == MonoidKind::Lor) return T((a != T(0)) || (b != T(0)));
     else if constexpr (K == MonoidKind::Land) return T((a != T(0)) && (b != T(0)));
-    else { (void)b; return a; }  // Any
+    else {
+      (void)b;
+      return a;
+    }  // Any
   }
 };
-template <class T> using PlusMonoid = BuiltinMonoid<T, MonoidKind::Plus>;
-template <class T> using TimesMonoid = BuiltinMonoid<T, MonoidKind::Times>;
-template <class T> using MinMonoid = BuiltinMonoid<T, MonoidKind::Min>;
-template <class T> using MaxMonoid = BuiltinMonoid<T, MonoidKind::Max>;
-template <class T = bool> using LorMonoid = BuiltinMonoid<T, MonoidKind::Lor>;
-template <class T = bool> using LandMonoid = BuiltinMonoid<T, MonoidKind::Land>;
-template <class T> using AnyMonoid = BuiltinMonoid<T, MonoidKind::Any>;
+template <class T>
+using PlusMonoid = BuiltinMonoid<T, MonoidKind::Plus>;
+template <class T>
+using TimesMonoid = BuiltinMonoid<T, MonoidKind::Times>;
+template <class T>
+using MinMonoid = BuiltinMonoid<T, MonoidKind::Min>;
+template <class T>
+using MaxMonoid = BuiltinMonoid<T, MonoidKind::Max>;
+template <class T = bool>
+using LorMonoid = BuiltinMonoid<T, MonoidKind::Lor>;
+template <class T = bool>
+using LandMonoid = BuiltinMonoid<T, MonoidKind::Land>;
+template <class T>
+using AnyMonoid = BuiltinMonoid<T, MonoidKind::Any>;
 
 // A user-defined monoid: `op` is any callable T(T, T), associative and commutative.
 template <class T, class Op>
@@ -152,7 +213,9 @@ struct UserBinaryOp {
   static constexpr bool uses_y = true;
   Op op;
   template <class X, class Y>
-  Z operator()(X x, Y y) const { return Z(op(x, y)); }
+  Z operator()(X x, Y y) const {
+    return Z(op(x, y));
+  }
 };
 template <class Z, class Op>
 UserBinaryOp<Z, Op> make_binary_op(Op op) {
@@ -165,7 +228,9 @@ struct UserUnaryOp {
   static constexpr bool builtin = false;
   Op op;
   template <class X>
-  Z operator()(X x) const { return Z(op(x)); }
+  Z operator()(X x) const {
+    return Z(op(x));
+  }
 };
 template <class Z, class Op>
 UserUnaryOp<Z, Op> make_unary_op(Op op) {
@@ -186,7 +251,10 @@ struct Semiring {
   template <class X, class Y>
   GBCUDA_HD value_type multiply(X x, Y y, Index k) const {
     if constexpr (MulOp::positional) return mul(x, y, k);
-    else { (void)k; return value_type(mul(x, y)); }
+    else {
+      (void)k;
+      return value_type(mul(x, y));
+    }
   }
 };
 template <class AddMonoid, class MulOp>
@@ -194,20 +262,34 @@ Semiring<AddMonoid, MulOp> make_semiring(AddMonoid add, MulOp mul) {
   return Semiring<AddMonoid, MulOp>{add, mul};
 }
 
-template <class T> using PlusTimes = Semiring<PlusMonoid<T>, Times<T>>;
-template <class T> using MinPlus = Semiring<MinMonoid<T>, Plus<T>>;
-template <class T> using MaxPlus = Semiring<MaxMonoid<T>, Plus<T>>;
-template <class T = bool> using LorLand = Semiring<LorMonoid<T>, Land<T>>;
-template <class T = bool> using AnyPair = Semiring<AnyMonoid<T>, Pair<T>>;
-template <class T = Index> using AnySecondI = Semiring<AnyMonoid<T>, SecondI<T>>;
-template <class T> using MinSecondI = Semiring<MinMonoid<T>, SecondI<T>>;
-template <class T> using PlusPair = Semiring<PlusMonoid<T>, Pair<T>>;  // counts terms (triangles)
-template <class T> using MinFirst = Semiring<MinMonoid<T>, First<T>>;
-template <class T> using MinSecond = Semiring<MinMonoid<T>, Second<T>>;
-template <class T> using MaxFirst = Semiring<MaxMonoid<T>, First<T>>;
-template <class T> using MaxSecond = Semiring<MaxMonoid<T>, Second<T>>;
-template <class T> using PlusFirst = Semiring<PlusMonoid<T>, First<T>>;
-template <class T> using PlusSecond = Semiring<PlusMonoid<T>, Second<T>>;
+template <class T>
+using PlusTimes = Semiring<PlusMonoid<T>, Times<T>>;
+template <class T>
+using MinPlus = Semiring<MinMonoid<T>, Plus<T>>;
+template <class T>
+using MaxPlus = Semiring<MaxMonoid<T>, Plus<T>>;
+template <class T = bool>
+using LorLand = Semiring<LorMonoid<T>, Land<T>>;
+template <class T = bool>
+using AnyPair = Semiring<AnyMonoid<T>, Pair<T>>;
+template <class T = Index>
+using AnySecondI = Semiring<AnyMonoid<T>, SecondI<T>>;
+template <class T>
+using MinSecondI = Semiring<MinMonoid<T>, SecondI<T>>;
+template <class T>
+using PlusPair = Semiring<PlusMonoid<T>, Pair<T>>;  // counts terms (triangles)
+template <class T>
+using MinFirst = Semiring<MinMonoid<T>, First<T>>;
+template <class T>
+using MinSecond = Semiring<MinMonoid<T>, Second<T>>;
+template <class T>
+using MaxFirst = Semiring<MaxMonoid<T>, First<T>>;
+template <class T>
+using MaxSecond = Semiring<MaxMonoid<T>, Second<T>>;
+template <class T>
+using PlusFirst = Semiring<PlusMonoid<T>, First<T>>;
+template <class T>
+using PlusSecond = Semiring<PlusMonoid<T>, Second<T>>;
 
 // ---- index-unary predicates (select): whether entry A(i,j) = x stays -------------------------
 // Tril: j <= i + k; Triu: j >= i + k; Diag: j == i + k; Offdiag: j != i + k (k = the thunk), as
@@ -229,6 +311,27 @@ GBCUDA_HD inline bool select_holds(SelectKind kind, double x, Index i, Index j, 
   }
   return x <= thunk;
 }
+
+// The predicates as operators for select: keep A(i,j) = x (or u(i) = x, with j = 0) when
+// op(x, i, j, thunk) holds.
+template <SelectKind K>
+struct SelectOp {
+  static constexpr SelectKind kind = K;
+  template <class T>
+  GBCUDA_HD bool operator()(T x, Index i, Index j, double thunk) const {
+    return select_holds(K, double(x), i, j, thunk);
+  }
+};
+using Tril = SelectOp<SelectKind::Tril>;
+using Triu = SelectOp<SelectKind::Triu>;
+using Diag = SelectOp<SelectKind::Diag>;
+using Offdiag = SelectOp<SelectKind::Offdiag>;
+using ValueEq = SelectOp<SelectKind::ValueEq>;
+using ValueNe = SelectOp<SelectKind::ValueNe>;
+using ValueGt = SelectOp<SelectKind::ValueGt>;
+using ValueGe = SelectOp<SelectKind::ValueGe>;
+using ValueLt = SelectOp<SelectKind::ValueLt>;
+using ValueLe = SelectOp<SelectKind::ValueLe>;
 
 // Accumulator placeholder: "no accumulator" (GrB_NULL).
 struct NoAccum {};

@@ -110,6 +110,13 @@ __global__ void merge_sparse_kernel(std::uint8_t* __restrict__ wb, T* __restrict
   block_count_add(local, count);
 }
 
+// w Dense <m> = accum(w, t) without replace: no position loses its entry, only values change.
+template <class T>
+__global__ void merge_dense_kernel(T* __restrict__ wv, PosInput<T> t, MaskView m, BinCode accum, Index n) {
+  for (Index i = global_thread(); i < n; i += grid_threads())
+    if (m.allows(i) && t.present(i)) wv[i] = bin_apply(accum, wv[i], t.values[i]);
+}
+
 // The positions of a list mask lose their entry in w (Bitmap); subtracts them from w's count.
 __global__ void delete_listed_kernel(std::uint8_t* __restrict__ wb, const Vid* __restrict__ list, Index size,
                                      const Index* size_dev, Index* count) {
@@ -197,45 +204,72 @@ __global__ void scalar_list_kernel(std::uint8_t* __restrict__ wb, T* __restrict_
 
 template <class T>
 __global__ void apply_sparse_kernel(Vid* __restrict__ out_idx, T* __restrict__ out, const Vid* __restrict__ idx,
-                                    const T* __restrict__ in, Index nvals, const Index* nvals_dev, UnCode op) {
+                                    const T* __restrict__ in, Index nvals, const Index* nvals_dev, ElementOp<T> op) {
   const Index count = count_of(nvals, nvals_dev);
   for (Index p = global_thread(); p < count; p += grid_threads()) {
     out_idx[p] = idx[p];
-    out[p] = un_apply(op, in[p]);
+    out[p] = element_value(op, in[p]);
   }
 }
 
-// Entries of a sparse list allowed by the mask: flags[p] = 1 (0 past the list's count).
-__global__ void allowed_flags_kernel(std::uint8_t* __restrict__ flags, const Vid* __restrict__ idx, Index nvals,
-                                     const Index* nvals_dev, Index capacity, MaskView m) {
+// Entries of a sparse list that stay (allowed by the mask, kept by the operator): flags[p] = 1
+// (0 past the list's count).
+template <class T>
+__global__ void staying_flags_kernel(std::uint8_t* __restrict__ flags, const Vid* __restrict__ idx,
+                                     const T* __restrict__ vals, Index nvals, const Index* nvals_dev, Index capacity,
+                                     MaskView m, ElementOp<T> op) {
   const Index count = count_of(nvals, nvals_dev);
-  for (Index p = global_thread(); p < capacity; p += grid_threads()) flags[p] = p < count && m.allows(idx[p]) ? 1 : 0;
+  for (Index p = global_thread(); p < capacity; p += grid_threads())
+    flags[p] = p < count && m.allows(idx[p]) && element_keeps(op, vals[p], idx[p]) ? 1 : 0;
 }
 
 template <class T>
 __global__ void apply_select_kernel(Vid* __restrict__ out_idx, T* __restrict__ out_val, const Vid* __restrict__ pos,
                                     const Index* count, const Vid* __restrict__ idx, const T* __restrict__ vals,
-                                    UnCode op) {
+                                    ElementOp<T> op) {
   const Index c = *count;
   for (Index q = global_thread(); q < c; q += grid_threads()) {
     const Vid p = pos[q];
     out_idx[q] = idx[p];
-    out_val[q] = un_apply(op, vals[p]);
+    out_val[q] = element_value(op, vals[p]);
   }
 }
 
 // u Bitmap or Dense -> t Bitmap (bitmap != nullptr) or Dense.
 template <class T>
 __global__ void apply_dense_kernel(std::uint8_t* __restrict__ tb, T* __restrict__ tv, PosInput<T> u, MaskView m,
-                                   UnCode op, Index n, Index* count) {
+                                   ElementOp<T> op, Index n, Index* count) {
   long long local = 0;
   for (Index i = global_thread(); i < n; i += grid_threads()) {
-    const bool p = u.present(i) && m.allows(i);
-    if (p) tv[i] = un_apply(op, u.values[i]);
+    const bool p = u.present(i) && m.allows(i) && element_keeps(op, u.values[i], i);
+    if (p) tv[i] = element_value(op, u.values[i]);
     if (tb) tb[i] = p ? 1 : 0;
     local += p;
   }
   if (count) block_count_add(local, count);
+}
+
+// ---- assign with an index list ----------------------------------------------------------------
+
+// t (Bitmap) at idx[k] takes u(k) (accumulated into t's entry), or loses its entry where u(k) is
+// absent and there is no accumulator. idx has no duplicates: no two threads touch one position.
+template <class T>
+__global__ void assign_indexed_kernel(std::uint8_t* __restrict__ tb, T* __restrict__ tv, const Index* __restrict__ idx,
+                                      Index count, PosInput<T> u, BinCode accum, Index* nvals) {
+  long long local = 0;
+  for (Index k = global_thread(); k < count; k += grid_threads()) {
+    const Index i = idx[k];
+    const bool was = tb[i] != 0;
+    if (u.present(k)) {
+      tv[i] = (accum != BinCode::None && was) ? bin_apply(accum, tv[i], u.values[k]) : u.values[k];
+      tb[i] = 1;
+      local += was ? 0 : 1;
+    } else if (accum == BinCode::None && was) {
+      tb[i] = 0;
+      --local;
+    }
+  }
+  block_count_add(local, nvals);
 }
 
 // ---- ewise ---------------------------------------------------------------------------------
@@ -329,9 +363,19 @@ void merge(VectorStore<T>& w, const MaskView& m, const Accum& /*accum*/, VectorS
     CUDA_CHECK_LAUNCH();
     return;
   }
-  cuda::convert_form(w, VectorForm::Bitmap);
   if (t.form == VectorForm::Sparse) cuda::convert_form(t, VectorForm::Bitmap);
   const PosInput<T> tin{t.form == VectorForm::Bitmap ? t.bitmap.data() : nullptr, t.values.data()};
+  if (w.form == VectorForm::Dense && code != BinCode::None && !replace) {
+    // Every position keeps its entry (a PageRank's rank vector): w stays Dense, so the next
+    // product reads it without a bitmap.
+    if (w.n > 0) {
+      merge_dense_kernel<<<grid_for(w.n), kBlock, 0, stream()>>>(w.values.data(), tin, m, code, w.n);
+      CUDA_CHECK_LAUNCH();
+    }
+    w.trace_of = nullptr;
+    return;
+  }
+  cuda::convert_form(w, VectorForm::Bitmap);
   Index* count = fresh_count(w);
   if (w.n > 0) {
     merge_kernel<<<grid_for(w.n), kBlock, 0, stream()>>>(w.bitmap.data(), w.values.data(), tin, m, code, replace, w.n,
@@ -384,25 +428,23 @@ void merge_scalar(VectorStore<T>& w, const MaskView& m, const Accum& /*accum*/, 
   }
 }
 
-template <class Op, class TU>
-void apply(VectorStore<typename Op::result_type>& t, const MaskView& m, const Op& /*op*/, const VecView<TU>& u) {
-  using T = typename Op::result_type;
-  static_assert(std::is_same_v<T, TU>, "CUDA apply keeps the value type");
-  constexpr UnCode code = un_code<Op, T>();
+template <class T>
+void apply(VectorStore<T>& t, const MaskView& m, const ElementOp<T>& op, const VecView<T>& u) {
   if (m.list_only()) throw Error(Status::InvalidValue, "internal: a list-only mask reached apply");
+  const bool keeps_all = op.kind != ElementKind::Select;
   if (u.form == VectorForm::Sparse) {
     VectorStore<T> out = VectorStore<T>::empty(u.n, Backend::Cuda);
     out.jumbled = true;  // a view does not say whether u's indices were sorted
     const auto cap = static_cast<std::size_t>(u.capacity);
     out.indices = Array<Vid>(cap, Backend::Cuda);
     out.values = Array<T>(cap, Backend::Cuda);
-    if (!m.present()) {  // every entry: the same count
+    if (!m.present() && keeps_all) {  // every entry: the same count
       if (u.nvals_dev) copy_bytes(&tally_of(out)->nvals, Backend::Cuda, u.nvals_dev, Backend::Cuda, sizeof(Index));
       out.count_on_device = u.nvals_dev != nullptr;
       out.nvals = u.nvals;
       if (cap > 0) {
         apply_sparse_kernel<<<grid_for_count(u.nvals, u.nvals_dev, u.capacity), kBlock, 0, stream()>>>(
-            out.indices.data(), out.values.data(), u.indices, u.values, u.nvals, u.nvals_dev, code);
+            out.indices.data(), out.values.data(), u.indices, u.values, u.nvals, u.nvals_dev, op);
         CUDA_CHECK_LAUNCH();
       }
     } else {
@@ -414,30 +456,42 @@ void apply(VectorStore<typename Op::result_type>& t, const MaskView& m, const Op
       } else {
         auto* flags = scratch.take<std::uint8_t>(cap);
         auto* pos = scratch.take<Vid>(cap);
-        allowed_flags_kernel<<<grid_for(u.capacity), kBlock, 0, stream()>>>(flags, u.indices, u.nvals, u.nvals_dev,
-                                                                            u.capacity, m);
+        staying_flags_kernel<<<grid_for(u.capacity), kBlock, 0, stream()>>>(flags, u.indices, u.values, u.nvals,
+                                                                            u.nvals_dev, u.capacity, m, op);
         CUDA_CHECK_LAUNCH();
         select_flagged(scratch, flags, u.capacity, pos, count);
         apply_select_kernel<<<std::min<unsigned>(grid_for(u.capacity), unsigned(kDeviceCountBlocks)), kBlock, 0,
-                              stream()>>>(out.indices.data(), out.values.data(), pos, count, u.indices, u.values, code);
+                              stream()>>>(out.indices.data(), out.values.data(), pos, count, u.indices, u.values, op);
         CUDA_CHECK_LAUNCH();
       }
     }
     t = std::move(out);
     return;
   }
-  const bool dense_out = u.form == VectorForm::Dense && !m.present();
+  const bool dense_out = u.form == VectorForm::Dense && !m.present() && keeps_all;
   VectorStore<T> out = make_output<T>(u.n, dense_out ? VectorForm::Dense : VectorForm::Bitmap);
   const PosInput<T> uin{u.form == VectorForm::Bitmap ? u.bitmap : nullptr, u.values};
   Index* count = nullptr;
   if (dense_out) set_nvals(out, u.n);
   else count = fresh_count(out);
   if (u.n > 0) {
-    apply_dense_kernel<<<grid_for(u.n), kBlock, 0, stream()>>>(out.bitmap.data(), out.values.data(), uin, m, code, u.n,
+    apply_dense_kernel<<<grid_for(u.n), kBlock, 0, stream()>>>(out.bitmap.data(), out.values.data(), uin, m, op, u.n,
                                                                count);
     CUDA_CHECK_LAUNCH();
   }
   t = std::move(out);
+}
+
+template <class T>
+void assign_indexed(VectorStore<T>& t, const Index* idx, Index count, const VecView<T>& u, BinCode accum) {
+  cuda::convert_form(t, VectorForm::Bitmap);
+  if (count == 0) return;
+  Scratch scratch;
+  const PosInput<T> uin = positional(u, scratch);
+  Index* nvals = count_for_update(t);
+  assign_indexed_kernel<<<grid_for(count), kBlock, 0, stream()>>>(t.bitmap.data(), t.values.data(), idx, count, uin,
+                                                                  accum, nvals);
+  CUDA_CHECK_LAUNCH();
 }
 
 template <class Op, class TU, class TV>
@@ -483,11 +537,11 @@ void mask_bitmap(std::uint8_t* out, const VecView<M>& mask, bool structural) {
 }
 
 // ---- explicit instantiations: exactly what cuda_supports_accum / _binary_op / _unary_op accept
-#define GBCUDA_BINOPS(X, T)                                                                                         \
-  X(T, Plus<T>)                                                                                                     \
-  X(T, Minus<T>) X(T, Times<T>) X(T, Min<T>) X(T, Max<T>) X(T, First<T>) X(T, Second<T>) X(T, Pair<T>) X(T, Lor<T>) \
-      X(T, Land<T>)
-#define GBCUDA_UNOPS(X, T) X(T, Identity<T>) X(T, AdditiveInverse<T>) X(T, Abs<T>) X(T, One<T>) X(T, LogicalNot<T>)
+// (apply and assign_indexed take their operators as run-time codes: one per type)
+#define GBCUDA_BINOPS(X, T) \
+  X(T, Plus<T>)             \
+  X(T, Minus<T>)            \
+  X(T, Times<T>) X(T, Min<T>) X(T, Max<T>) X(T, First<T>) X(T, Second<T>) X(T, Pair<T>) X(T, Lor<T>) X(T, Land<T>)
 
 #define GBCUDA_INST_MERGE(T, A)                                                                 \
   template void merge<T, A>(VectorStore<T>&, const MaskView&, const A&, VectorStore<T>&, bool); \
@@ -495,14 +549,13 @@ void mask_bitmap(std::uint8_t* out, const VecView<M>& mask, bool structural) {
 #define GBCUDA_INST_EWISE(T, OP)                                                                                   \
   template void ewise<OP, T, T>(VectorStore<T>&, const MaskView&, const OP&, const VecView<T>&, const VecView<T>&, \
                                 bool);
-#define GBCUDA_INST_APPLY(T, OP) \
-  template void apply<OP, T>(VectorStore<T>&, const MaskView&, const OP&, const VecView<T>&);
 
-#define GBCUDA_INST_ELEMENTWISE(T)    \
-  GBCUDA_INST_MERGE(T, NoAccum)       \
-  GBCUDA_BINOPS(GBCUDA_INST_MERGE, T) \
-  GBCUDA_BINOPS(GBCUDA_INST_EWISE, T) \
-  GBCUDA_UNOPS(GBCUDA_INST_APPLY, T)  \
+#define GBCUDA_INST_ELEMENTWISE(T)                                                                   \
+  GBCUDA_INST_MERGE(T, NoAccum)                                                                      \
+  GBCUDA_BINOPS(GBCUDA_INST_MERGE, T)                                                                \
+  GBCUDA_BINOPS(GBCUDA_INST_EWISE, T)                                                                \
+  template void apply<T>(VectorStore<T>&, const MaskView&, const ElementOp<T>&, const VecView<T>&);  \
+  template void assign_indexed<T>(VectorStore<T>&, const Index*, Index, const VecView<T>&, BinCode); \
   template void mask_bitmap<T>(std::uint8_t*, const VecView<T>&, bool);
 GBCUDA_FOR_EACH_TYPE(GBCUDA_INST_ELEMENTWISE)
 

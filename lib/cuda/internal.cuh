@@ -9,27 +9,6 @@
 
 namespace gbcuda::detail::cuda {
 
-// ---- binary operators (accumulators and ewise) ---------------------------------------------
-enum class BinCode : int { None, Plus, Minus, Times, Min, Max, First, Second, Pair, Lor, Land };
-
-template <class Op, class T>
-constexpr BinCode bin_code() {
-  if constexpr (std::is_same_v<Op, NoAccum>) return BinCode::None;
-  else if constexpr (std::is_same_v<Op, Plus<T>>) return BinCode::Plus;
-  else if constexpr (std::is_same_v<Op, Minus<T>>) return BinCode::Minus;
-  else if constexpr (std::is_same_v<Op, Times<T>>) return BinCode::Times;
-  else if constexpr (std::is_same_v<Op, Min<T>>) return BinCode::Min;
-  else if constexpr (std::is_same_v<Op, Max<T>>) return BinCode::Max;
-  else if constexpr (std::is_same_v<Op, First<T>>) return BinCode::First;
-  else if constexpr (std::is_same_v<Op, Second<T>>) return BinCode::Second;
-  else if constexpr (std::is_same_v<Op, Pair<T>>) return BinCode::Pair;
-  else if constexpr (std::is_same_v<Op, Lor<T>>) return BinCode::Lor;
-  else {
-    static_assert(std::is_same_v<Op, Land<T>>, "operator not instantiated by the CUDA backend");
-    return BinCode::Land;
-  }
-}
-
 // z = op(x, y) through the same operator structs the host backend uses. BinCode::None is never
 // passed here.
 template <class T>
@@ -51,20 +30,6 @@ __device__ __forceinline__ T bin_apply(BinCode c, T x, T y) {
 }
 
 // ---- unary operators (apply) ----------------------------------------------------------------
-enum class UnCode : int { Identity, AdditiveInverse, Abs, One, LogicalNot };
-
-template <class Op, class T>
-constexpr UnCode un_code() {
-  if constexpr (std::is_same_v<Op, Identity<T>>) return UnCode::Identity;
-  else if constexpr (std::is_same_v<Op, AdditiveInverse<T>>) return UnCode::AdditiveInverse;
-  else if constexpr (std::is_same_v<Op, Abs<T>>) return UnCode::Abs;
-  else if constexpr (std::is_same_v<Op, One<T>>) return UnCode::One;
-  else {
-    static_assert(std::is_same_v<Op, LogicalNot<T>>, "operator not instantiated by the CUDA backend");
-    return UnCode::LogicalNot;
-  }
-}
-
 template <class T>
 __device__ __forceinline__ T un_apply(UnCode c, T x) {
   switch (c) {
@@ -73,8 +38,26 @@ __device__ __forceinline__ T un_apply(UnCode c, T x) {
     case UnCode::Abs: return Abs<T>{}(x);
     case UnCode::One: return One<T>{}(x);
     case UnCode::LogicalNot: return LogicalNot<T>{}(x);
+    case UnCode::MultiplicativeInverse: return MultiplicativeInverse<T>{}(x);
   }
   return x;
+}
+
+// ---- element operators (apply, select) -------------------------------------------------------
+// The value an entry x at position i takes, and whether it stays (select's predicate).
+template <class T>
+__device__ __forceinline__ T element_value(const ElementOp<T>& op, T x) {
+  switch (op.kind) {
+    case ElementKind::Unary: return un_apply(op.unary, x);
+    case ElementKind::BindFirst: return bin_apply(op.binary, op.scalar, x);
+    case ElementKind::BindSecond: return bin_apply(op.binary, x, op.scalar);
+    case ElementKind::Select: break;
+  }
+  return x;
+}
+template <class T>
+__device__ __forceinline__ bool element_keeps(const ElementOp<T>& op, T x, Index i) {
+  return op.kind != ElementKind::Select || select_holds(op.select, double(x), i, 0, op.thunk);
 }
 
 // ---- helpers defined in vector_forms.cu -----------------------------------------------------

@@ -18,7 +18,6 @@
 #include <vector>
 
 #include "gbcuda/gbcuda.hpp"
-
 #include "support/graphblas_ref.hpp"  // GraphBLAS.h (inside extern "C") and ensure_graphblas()
 
 namespace ops_ref {
@@ -28,7 +27,9 @@ using gbcuda::Index;
 
 // ---- GraphBLAS basics ------------------------------------------------------------------------
 inline void grb_check(GrB_Info info, const char* what) {
-  if (info != GrB_SUCCESS) throw std::runtime_error(std::string("GraphBLAS call failed: ") + what + " (info " + std::to_string(int(info)) + ")");
+  if (info != GrB_SUCCESS)
+    throw std::runtime_error(std::string("GraphBLAS call failed: ") + what + " (info " + std::to_string(int(info)) +
+                             ")");
 }
 #define OPS_GRB(call) ::ops_ref::grb_check((call), #call)
 
@@ -66,32 +67,38 @@ struct GMat {
 };
 
 // Typed GraphBLAS entry points for the value types the tests use.
-template <class T> struct Grb;
-#define OPS_GRB_TRAITS(CT, SUFFIX)                                                                      \
-  template <> struct Grb<CT> {                                                                         \
-    static GrB_Type type() { return GrB_##SUFFIX; }                                                    \
-    static GrB_Info vbuild(GrB_Vector w, const GrB_Index* i, const CT* x, GrB_Index n, GrB_BinaryOp d) { \
-      return GrB_Vector_build_##SUFFIX(w, i, x, n, d);                                                 \
-    }                                                                                                  \
-    static GrB_Info vextract(GrB_Index* i, CT* x, GrB_Index* n, GrB_Vector v) {                        \
-      return GrB_Vector_extractTuples_##SUFFIX(i, x, n, v);                                            \
-    }                                                                                                  \
-    static GrB_Info mbuild(GrB_Matrix a, const GrB_Index* i, const GrB_Index* j, const CT* x, GrB_Index n, \
-                           GrB_BinaryOp d) {                                                           \
-      return GrB_Matrix_build_##SUFFIX(a, i, j, x, n, d);                                              \
-    }                                                                                                  \
+template <class T>
+struct Grb;
+#define OPS_GRB_TRAITS(CT, SUFFIX)                                                                              \
+  template <>                                                                                                   \
+  struct Grb<CT> {                                                                                              \
+    static GrB_Type type() { return GrB_##SUFFIX; }                                                             \
+    static GrB_Info vbuild(GrB_Vector w, const GrB_Index* i, const CT* x, GrB_Index n, GrB_BinaryOp d) {        \
+      return GrB_Vector_build_##SUFFIX(w, i, x, n, d);                                                          \
+    }                                                                                                           \
+    static GrB_Info vextract(GrB_Index* i, CT* x, GrB_Index* n, GrB_Vector v) {                                 \
+      return GrB_Vector_extractTuples_##SUFFIX(i, x, n, v);                                                     \
+    }                                                                                                           \
+    static GrB_Info mbuild(GrB_Matrix a, const GrB_Index* i, const GrB_Index* j, const CT* x, GrB_Index n,      \
+                           GrB_BinaryOp d) {                                                                    \
+      return GrB_Matrix_build_##SUFFIX(a, i, j, x, n, d);                                                       \
+    }                                                                                                           \
     static GrB_Info assign(GrB_Vector w, GrB_Vector m, GrB_BinaryOp acc, CT x, GrB_Index n, GrB_Descriptor d) { \
-      return GrB_Vector_assign_##SUFFIX(w, m, acc, x, GrB_ALL, n, d);                                   \
-    }                                                                                                  \
-    static GrB_Info reduce(CT* s, GrB_Monoid mon, GrB_Vector u) {                                      \
-      return GrB_Vector_reduce_##SUFFIX(s, GrB_NULL, mon, u, GrB_NULL);                                \
-    }                                                                                                  \
-    static GrB_BinaryOp plus() { return GrB_PLUS_##SUFFIX; }                                           \
-    static GrB_BinaryOp times() { return GrB_TIMES_##SUFFIX; }                                         \
-    static GrB_BinaryOp min() { return GrB_MIN_##SUFFIX; }                                             \
-    static GrB_BinaryOp max() { return GrB_MAX_##SUFFIX; }                                             \
-    static GrB_BinaryOp first() { return GrB_FIRST_##SUFFIX; }                                         \
-    static GrB_BinaryOp second() { return GrB_SECOND_##SUFFIX; }                                       \
+      return GrB_Vector_assign_##SUFFIX(w, m, acc, x, GrB_ALL, n, d);                                           \
+    }                                                                                                           \
+    static GrB_Info assign_indexed(GrB_Vector w, GrB_Vector m, GrB_BinaryOp acc, CT x, const GrB_Index* i,      \
+                                   GrB_Index ni, GrB_Descriptor d) {                                            \
+      return GrB_Vector_assign_##SUFFIX(w, m, acc, x, i, ni, d);                                                \
+    }                                                                                                           \
+    static GrB_Info reduce(CT* s, GrB_Monoid mon, GrB_Vector u) {                                               \
+      return GrB_Vector_reduce_##SUFFIX(s, GrB_NULL, mon, u, GrB_NULL);                                         \
+    }                                                                                                           \
+    static GrB_BinaryOp plus() { return GrB_PLUS_##SUFFIX; }                                                    \
+    static GrB_BinaryOp times() { return GrB_TIMES_##SUFFIX; }                                                  \
+    static GrB_BinaryOp min() { return GrB_MIN_##SUFFIX; }                                                      \
+    static GrB_BinaryOp max() { return GrB_MAX_##SUFFIX; }                                                      \
+    static GrB_BinaryOp first() { return GrB_FIRST_##SUFFIX; }                                                  \
+    static GrB_BinaryOp second() { return GrB_SECOND_##SUFFIX; }                                                \
   };
 OPS_GRB_TRAITS(bool, BOOL)
 OPS_GRB_TRAITS(std::int32_t, INT32)
@@ -110,13 +117,13 @@ std::unique_ptr<T[]> raw(const std::vector<T>& v) {
 
 // The predefined descriptors: replace, structural, complement, transpose input 0 / input 1.
 inline GrB_Descriptor grb_desc(bool r, bool s, bool c, bool t0, bool t1) {
-  const GrB_Descriptor table[32] = {
-      GrB_NULL,      GrB_DESC_T1,    GrB_DESC_T0,    GrB_DESC_T0T1,    GrB_DESC_C,      GrB_DESC_CT1,
-      GrB_DESC_CT0,  GrB_DESC_CT0T1, GrB_DESC_S,     GrB_DESC_ST1,     GrB_DESC_ST0,    GrB_DESC_ST0T1,
-      GrB_DESC_SC,   GrB_DESC_SCT1,  GrB_DESC_SCT0,  GrB_DESC_SCT0T1,  GrB_DESC_R,      GrB_DESC_RT1,
-      GrB_DESC_RT0,  GrB_DESC_RT0T1, GrB_DESC_RC,    GrB_DESC_RCT1,    GrB_DESC_RCT0,   GrB_DESC_RCT0T1,
-      GrB_DESC_RS,   GrB_DESC_RST1,  GrB_DESC_RST0,  GrB_DESC_RST0T1,  GrB_DESC_RSC,    GrB_DESC_RSCT1,
-      GrB_DESC_RSCT0, GrB_DESC_RSCT0T1};
+  const GrB_Descriptor table[32] = {GrB_NULL,        GrB_DESC_T1,     GrB_DESC_T0,     GrB_DESC_T0T1,   GrB_DESC_C,
+                                    GrB_DESC_CT1,    GrB_DESC_CT0,    GrB_DESC_CT0T1,  GrB_DESC_S,      GrB_DESC_ST1,
+                                    GrB_DESC_ST0,    GrB_DESC_ST0T1,  GrB_DESC_SC,     GrB_DESC_SCT1,   GrB_DESC_SCT0,
+                                    GrB_DESC_SCT0T1, GrB_DESC_R,      GrB_DESC_RT1,    GrB_DESC_RT0,    GrB_DESC_RT0T1,
+                                    GrB_DESC_RC,     GrB_DESC_RCT1,   GrB_DESC_RCT0,   GrB_DESC_RCT0T1, GrB_DESC_RS,
+                                    GrB_DESC_RST1,   GrB_DESC_RST0,   GrB_DESC_RST0T1, GrB_DESC_RSC,    GrB_DESC_RSCT1,
+                                    GrB_DESC_RSCT0,  GrB_DESC_RSCT0T1};
   return table[(r ? 16 : 0) + (s ? 8 : 0) + (c ? 4 : 0) + (t0 ? 2 : 0) + (t1 ? 1 : 0)];
 }
 
@@ -307,8 +314,7 @@ std::string value_string(const T& x) {
 template <class T>
 ::testing::AssertionResult same_vector(const Tuples<T>& got, const Tuples<T>& want, Check check,
                                        double rel_tol = 1e-9) {
-  if (got.n != want.n)
-    return ::testing::AssertionFailure() << "length " << got.n << ", expected " << want.n;
+  if (got.n != want.n) return ::testing::AssertionFailure() << "length " << got.n << ", expected " << want.n;
   std::size_t a = 0, b = 0;
   while (a < got.idx.size() || b < want.idx.size()) {
     const Index ig = a < got.idx.size() ? got.idx[a] : got.n;
@@ -317,8 +323,8 @@ template <class T>
       return ::testing::AssertionFailure() << "unexpected entry (" << ig << ", " << value_string(got.vals[a])
                                            << "); got " << got.idx.size() << " entries, expected " << want.idx.size();
     if (iw < ig)
-      return ::testing::AssertionFailure() << "missing entry (" << iw << ", " << value_string(want.vals[b])
-                                           << "); got " << got.idx.size() << " entries, expected " << want.idx.size();
+      return ::testing::AssertionFailure() << "missing entry (" << iw << ", " << value_string(want.vals[b]) << "); got "
+                                           << got.idx.size() << " entries, expected " << want.idx.size();
     bool ok = true;
     if (check == Check::Exact) {
       ok = got.vals[a] == want.vals[b];
@@ -343,10 +349,10 @@ inline std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
   return info.param == Backend::Host ? "Host" : "Cuda";
 }
 // Call from SetUp(): skips CUDA instances when no GPU is usable.
-#define OPS_SKIP_WITHOUT_CUDA(backend)                                                        \
-  do {                                                                                        \
-    if ((backend) == ::gbcuda::Backend::Cuda && !::gbcuda::cuda_available())                  \
-      GTEST_SKIP() << "no CUDA device: this build has no CUDA backend or no usable GPU";       \
+#define OPS_SKIP_WITHOUT_CUDA(backend)                                                   \
+  do {                                                                                   \
+    if ((backend) == ::gbcuda::Backend::Cuda && !::gbcuda::cuda_available())             \
+      GTEST_SKIP() << "no CUDA device: this build has no CUDA backend or no usable GPU"; \
   } while (0)
 
 }  // namespace ops_ref

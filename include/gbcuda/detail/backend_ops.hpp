@@ -47,9 +47,11 @@ namespace gbcuda::detail {
 //   template <class T, class Accum>
 //   void merge_scalar(VectorStore<T>& w, const MaskView& m, const Accum& accum, T s, bool replace);
 //
-// apply: t(i) = op(u(i)) where u(i) present (and allowed).
-//   template <class Op, class TU>
-//   void apply(VectorStore<typename Op::result_type>& t, const MaskView& m, const Op& op, const VecView<TU>& u);
+// apply: t(i) = op(u(i)) where u(i) present (and allowed), and keep(u(i), i) holds (select; the
+//         host takes any predicate, CUDA an ElementOp that carries the operator and predicate).
+//   template <class Op, class TU, class Keep>
+//   void apply(VectorStore<typename Op::result_type>& t, const MaskView& m, const Op& op, const VecView<TU>& u,
+//              const Keep& keep);
 //
 // ewise: t(i) = op(u(i), v(i)) where both present; when is_union, also u(i) or v(i) alone
 //         where only one is present (GrB_eWiseAdd vs GrB_eWiseMult).
@@ -98,13 +100,22 @@ constexpr bool cuda_supports_accum() {
   if constexpr (std::is_same_v<Accum, NoAccum>) return is_value_type_v<T>;
   else return cuda_supports_binary_op<Accum, T>();
 }
-// Unary ops for apply, T in and out: Identity AdditiveInverse Abs One LogicalNot.
+// Unary ops for apply, T in and out: Identity AdditiveInverse Abs One LogicalNot
+// MultiplicativeInverse, and any of
+// the binary ops above over T with a T operand bound (BindFirst / BindSecond).
+template <class Op>
+inline constexpr bool is_bind_v = false;
+template <class Op, class S, bool F>
+inline constexpr bool is_bind_v<BoundOp<Op, S, F>> = true;
 template <class Op, class T>
 constexpr bool cuda_supports_unary_op() {
   if constexpr (!is_value_type_v<T>) return false;
+  else if constexpr (is_bind_v<Op>)
+    return cuda_supports_binary_op<typename Op::op_type, T>() && std::is_same_v<decltype(Op::scalar), T>;
   else
     return std::is_same_v<Op, Identity<T>> || std::is_same_v<Op, AdditiveInverse<T>> || std::is_same_v<Op, Abs<T>> ||
-           std::is_same_v<Op, One<T>> || std::is_same_v<Op, LogicalNot<T>>;
+           std::is_same_v<Op, One<T>> || std::is_same_v<Op, LogicalNot<T>> ||
+           std::is_same_v<Op, MultiplicativeInverse<T>>;
 }
 // Semirings: every one made of a built-in monoid over Z (a value type) and a built-in multiply
 // over Z (one of the binary operators above, or SecondI<Z>), with A and u of any value types:
@@ -120,8 +131,7 @@ constexpr bool cuda_supports_semiring() {
   using Z = typename S::value_type;
   if constexpr (!S::builtin || !is_value_type_v<TA> || !is_value_type_v<TU> || !is_value_type_v<Z>) return false;
   else if constexpr (!is_builtin_monoid<typename S::add_type>::value) return false;
-  else
-    return cuda_supports_binary_op<typename S::mul_type, Z>() || std::is_same_v<typename S::mul_type, SecondI<Z>>;
+  else return cuda_supports_binary_op<typename S::mul_type, Z>() || std::is_same_v<typename S::mul_type, SecondI<Z>>;
 }
 
 // Monoids for reduce: the built-in ones over T.

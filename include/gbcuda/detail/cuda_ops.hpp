@@ -8,6 +8,77 @@
 
 namespace gbcuda::detail::cuda {
 
+// ---- binary operators (accumulators and ewise) ---------------------------------------------
+enum class BinCode : int { None, Plus, Minus, Times, Min, Max, First, Second, Pair, Lor, Land };
+
+template <class Op, class T>
+constexpr BinCode bin_code() {
+  if constexpr (std::is_same_v<Op, NoAccum>) return BinCode::None;
+  else if constexpr (std::is_same_v<Op, Plus<T>>) return BinCode::Plus;
+  else if constexpr (std::is_same_v<Op, Minus<T>>) return BinCode::Minus;
+  else if constexpr (std::is_same_v<Op, Times<T>>) return BinCode::Times;
+  else if constexpr (std::is_same_v<Op, Min<T>>) return BinCode::Min;
+  else if constexpr (std::is_same_v<Op, Max<T>>) return BinCode::Max;
+  else if constexpr (std::is_same_v<Op, First<T>>) return BinCode::First;
+  else if constexpr (std::is_same_v<Op, Second<T>>) return BinCode::Second;
+  else if constexpr (std::is_same_v<Op, Pair<T>>) return BinCode::Pair;
+  else if constexpr (std::is_same_v<Op, Lor<T>>) return BinCode::Lor;
+  else {
+    static_assert(std::is_same_v<Op, Land<T>>, "operator not instantiated by the CUDA backend");
+    return BinCode::Land;
+  }
+}
+
+// ---- unary operators (apply) ----------------------------------------------------------------
+enum class UnCode : int { Identity, AdditiveInverse, Abs, One, LogicalNot, MultiplicativeInverse };
+
+template <class Op, class T>
+constexpr UnCode un_code() {
+  if constexpr (std::is_same_v<Op, Identity<T>>) return UnCode::Identity;
+  else if constexpr (std::is_same_v<Op, AdditiveInverse<T>>) return UnCode::AdditiveInverse;
+  else if constexpr (std::is_same_v<Op, Abs<T>>) return UnCode::Abs;
+  else if constexpr (std::is_same_v<Op, One<T>>) return UnCode::One;
+  else if constexpr (std::is_same_v<Op, LogicalNot<T>>) return UnCode::LogicalNot;
+  else {
+    static_assert(std::is_same_v<Op, MultiplicativeInverse<T>>, "operator not instantiated by the CUDA backend");
+    return UnCode::MultiplicativeInverse;
+  }
+}
+
+// ---- element operators (apply, select): one run-time code per value type ------------------
+enum class ElementKind : std::int8_t { Unary, BindFirst, BindSecond, Select };
+template <class T>
+struct ElementOp {
+  ElementKind kind = ElementKind::Unary;
+  UnCode unary = UnCode::Identity;       // Unary
+  BinCode binary = BinCode::None;        // BindFirst / BindSecond: the operator ...
+  T scalar{};                            // ... and its bound operand
+  SelectKind select = SelectKind::Tril;  // Select: keep x at i when select_holds(select, x, i, 0, thunk)
+  double thunk = 0.0;
+};
+// The code of an operator cuda_supports_unary_op accepts.
+template <class Op, class T>
+ElementOp<T> element_op(const Op& op) {
+  ElementOp<T> e;
+  if constexpr (is_bind_v<Op>) {
+    e.kind = Op::scalar_first ? ElementKind::BindFirst : ElementKind::BindSecond;
+    e.binary = bin_code<typename Op::op_type, T>();
+    e.scalar = T(op.scalar);
+  } else {
+    (void)op;
+    e.unary = un_code<Op, T>();
+  }
+  return e;
+}
+template <class T>
+ElementOp<T> select_op(SelectKind kind, double thunk) {
+  ElementOp<T> e;
+  e.kind = ElementKind::Select;
+  e.select = kind;
+  e.thunk = thunk;
+  return e;
+}
+
 // The value product (value_product.cu): w = A*u over any semiring cuda_supports_semiring
 // accepts, operands of any value type read as the semiring's type Z. The semiring travels as
 // run-time codes, so each kernel is compiled once per Z.
@@ -88,8 +159,14 @@ template <class T, class Accum>
 void merge(VectorStore<T>& w, const MaskView& m, const Accum& accum, VectorStore<T>& t, bool replace);
 template <class T, class Accum>
 void merge_scalar(VectorStore<T>& w, const MaskView& m, const Accum& accum, T s, bool replace);
-template <class Op, class TU>
-void apply(VectorStore<typename Op::result_type>& t, const MaskView& m, const Op& op, const VecView<TU>& u);
+// t(i) = op(u(i)) where u(i) is present, the mask allows i and (select) the predicate holds.
+template <class T>
+void apply(VectorStore<T>& t, const MaskView& m, const ElementOp<T>& op, const VecView<T>& u);
+// GrB_assign with an index list, the part after w is copied into t: for each k < count,
+// t(idx[k]) = accum(t(idx[k]), u(k)) where u(k) is present; with no accumulator an absent u(k)
+// deletes t(idx[k]). t becomes Bitmap; idx (device memory) has no duplicates, each < t.n.
+template <class T>
+void assign_indexed(VectorStore<T>& t, const Index* idx, Index count, const VecView<T>& u, BinCode accum);
 template <class Op, class TU, class TV>
 void ewise(VectorStore<typename Op::result_type>& t, const MaskView& m, const Op& op, const VecView<TU>& u,
            const VecView<TV>& v, bool is_union);

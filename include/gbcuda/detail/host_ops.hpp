@@ -603,15 +603,24 @@ void merge_scalar(VectorStore<T>& w, const MaskView& m, const Accum& accum, T s,
   w.nvals = count;
 }
 
-// ---- apply: t(i) = op(u(i)) ------------------------------------------------------------------
-template <class Op, class TU>
-void apply(VectorStore<typename Op::result_type>& t, const MaskView& m, const Op& op, const VecView<TU>& u) {
+// ---- apply: t(i) = op(u(i)), where keep(u(i), i) ------------------------------------------
+// KeepAll: every entry stays (apply); select passes its predicate.
+struct KeepAll {
+  template <class X>
+  constexpr bool operator()(const X&, Index) const {
+    return true;
+  }
+};
+template <class Op, class TU, class Keep = KeepAll>
+void apply(VectorStore<typename Op::result_type>& t, const MaskView& m, const Op& op, const VecView<TU>& u,
+           const Keep& keep = {}) {
   using Z = typename Op::result_type;
+  constexpr bool keeps_all = std::is_same_v<Keep, KeepAll>;
   const Index n = u.n;
   util::reset(t, n);
   if (u.form == VectorForm::Sparse) {
     util::compact(
-        u.nvals, [&](Index p) { return m.allows(u.indices[p]); },
+        u.nvals, [&](Index p) { return m.allows(u.indices[p]) && keep(u.value(p), Index(u.indices[p])); },
         [&](Index count) {
           t.nvals = count;
           t.indices = util::host_array<Vid>(count);
@@ -627,7 +636,7 @@ void apply(VectorStore<typename Op::result_type>& t, const MaskView& m, const Op
   if (m.list != nullptr) {
     // A sparse structural mask lists every position that may be written: visit only those.
     util::compact(
-        m.list_size, [&](Index p) { return u.present(m.list[p]); },
+        m.list_size, [&](Index p) { return u.present(m.list[p]) && keep(u.value(m.list[p]), Index(m.list[p])); },
         [&](Index count) {
           t.nvals = count;
           t.indices = util::host_array<Vid>(count);
@@ -643,7 +652,7 @@ void apply(VectorStore<typename Op::result_type>& t, const MaskView& m, const Op
   }
   t.values = util::host_array<Z>(n);
   Z* tv = t.values.data();
-  if (u.form == VectorForm::Dense && !m.present()) {
+  if (keeps_all && u.form == VectorForm::Dense && !m.present()) {
     GBCUDA_HOST_OMP(omp parallel for schedule(static) if (n > util::kParallelMin))
     for (Index i = 0; i < n; ++i) tv[i] = static_cast<Z>(op(u.value(i)));
     t.form = VectorForm::Dense;
@@ -656,14 +665,40 @@ void apply(VectorStore<typename Op::result_type>& t, const MaskView& m, const Op
   Index count = 0;
   GBCUDA_HOST_OMP(omp parallel for schedule(static) reduction(+ : count) if (n > util::kParallelMin))
   for (Index i = 0; i < n; ++i) {
-    const bool keep = u.present(i) && m.allows(i);
-    tb[i] = keep ? 1 : 0;
-    if (keep) {
+    const bool stays = u.present(i) && m.allows(i) && keep(u.value(i), i);
+    tb[i] = stays ? 1 : 0;
+    if (stays) {
       tv[i] = static_cast<Z>(op(u.value(i)));
       ++count;
     }
   }
   t.nvals = count;
+}
+
+// ---- assign with an index list: t(idx[k]) = accum(t(idx[k]), u(k)) -------------------------
+// t is w's copy; u is Bitmap or Dense, of length count; idx has no duplicates. With no
+// accumulator an absent u(k) deletes t(idx[k]).
+template <class T, class Accum>
+void assign_indexed(VectorStore<T>& t, const Index* idx, Index count, const VecView<T>& u, const Accum& accum) {
+  util::make_bitmap(t);
+  std::uint8_t* tb = t.bitmap.data();
+  T* tv = t.values.data();
+  Index delta = 0;
+  GBCUDA_HOST_OMP(omp parallel for schedule(static) reduction(+ : delta) if (count > util::kParallelMin))
+  for (Index k = 0; k < count; ++k) {
+    const Index i = idx[k];
+    const bool was = tb[i] != 0;
+    if (u.present(k)) {
+      if constexpr (util::has_accum_v<Accum>) tv[i] = was ? util::accumulate(accum, tv[i], u.value(k)) : u.value(k);
+      else tv[i] = u.value(k);
+      tb[i] = 1;
+      delta += was ? 0 : 1;
+    } else if (!util::has_accum_v<Accum> && was) {
+      tb[i] = 0;
+      --delta;
+    }
+  }
+  t.nvals += delta;
 }
 
 // ---- ewise: t(i) = op(u(i), v(i)) on the intersection, or on the union ---------------------
