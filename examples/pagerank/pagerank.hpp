@@ -8,7 +8,6 @@
 // until the total change sum |r' - r| drops below the tolerance or after `itermax` iterations.
 // Vertices without out-edges send nothing (GAP's definition: their rank is not redistributed,
 // so the ranks need not add up to 1).
-#include <cstdint>
 #include <vector>
 
 #include <gbcuda/gbcuda.hpp>
@@ -29,16 +28,16 @@ PageRankOutput<T> pagerank(const gbcuda::Matrix<TA>& A, gbcuda::Backend where, T
   const Index n = A.nrows();
   PageRankOutput<T> out;
   if (n == 0) return out;
-  // d / outdeg for the vertices that have out-edges (the degrees are cached by the matrix).
-  std::vector<Index> idx;
-  std::vector<T> share;
-  const std::vector<Index>& outdeg = A.out_degrees();
-  for (Index v = 0; v < n; ++v)
-    if (outdeg[std::size_t(v)] > 0) {
-      idx.push_back(v);
-      share.push_back(damping / T(outdeg[std::size_t(v)]));
-    }
-  const Vector<T> scale = Vector<T>::from_tuples(n, idx, share, where);
+  // d / outdeg, computed where the vectors live: the out-degrees are A * 1 over PLUS_PAIR, then
+  // 1/x and times d. Vertices without out-edges get 0 (they send nothing), so `scale`, and with
+  // it every vector below, stays dense: the product then reads w without a presence bitmap.
+  const Vector<bool> ones = Vector<bool>::full(A.ncols(), true, where);
+  Vector<T> share(n, where);
+  mxv(share, no_mask, no_accum, PlusPair<T>{}, A, ones);
+  apply(share, no_mask, no_accum, MultiplicativeInverse<T>{}, share);
+  apply(share, no_mask, no_accum, bind_first(Times<T>{}, damping), share);
+  Vector<T> scale = Vector<T>::full(n, T(0), where);
+  assign(scale, no_mask, Plus<T>{}, share);
   const T teleport = (T(1) - damping) / T(n);
   Vector<T> r = Vector<T>::full(n, T(1) / T(n), where);
   Vector<T> w(n, where), delta(n, where);
