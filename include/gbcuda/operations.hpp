@@ -13,7 +13,8 @@
 //   reduce(monoid, u)                              the sum of u's entries under the monoid
 // `mask` is `no_mask` or a Vector of any type; `accum` is `no_accum` or a binary operator.
 // Everything runs in w's backend; inputs living elsewhere are copied there first. Operators the
-// CUDA backend does not instantiate (user-defined ones) run on host copies, transparently.
+// CUDA backend does not instantiate (user-defined ones) run on host copies, transparently; those
+// made with make_device_* (semiring.hpp, nvcc callers) run in the caller's own kernels instead.
 // On the CUDA backend an operation is enqueued on the library's stream and returns without
 // waiting for the GPU; counts stay in device memory until the caller asks (Vector::nvals).
 // Types: a product's A, u and w may be of any value types: A's and u's values are cast to the
@@ -37,6 +38,7 @@
 #if GBCUDA_HAVE_CUDA
 #include "gbcuda/detail/cuda_ops.hpp"
 #endif
+#include "gbcuda/detail/cuda_user_ops.cuh"  // kernels for device operators (nvcc callers only)
 
 namespace gbcuda {
 
@@ -304,6 +306,13 @@ void product(Vector<typename S::value_type>& w, const PreparedMask& pm, const S&
       }
       w.store() = std::move(t);
     }
+#if GBCUDA_USER_KERNELS
+    else if constexpr (cuda_user_semiring<S, TA, TU>()) {  // a device semiring: a pull in the caller's kernels
+      const Vector<TU>& ug = u.form() == VectorForm::Sparse ? in_form(u, VectorForm::Bitmap, u_hold) : u;
+      cuda_user::pull(t, pm.view, s, view(pull_rows<S>(A, transposed).csr(b)), view(ug.store()), u_first);
+      w.store() = std::move(t);
+    }
+#endif
     return;
   }
 #endif
@@ -363,7 +372,8 @@ void product_op(Vector<TW>& w, const MaskArg& mask, const Accum& accum, const S&
   if (u.size() != in_n) throw_dimension_mismatch(is_vxm ? "vxm input" : "mxv input", in_n, u.size());
   const Backend b = w.backend();
   bool on_cuda_ok = true;
-  if constexpr (!(GBCUDA_HAVE_CUDA && cuda_supports_semiring<S, TA, TU>() && cuda_supports_accum<Accum, TW>()))
+  if constexpr (!(GBCUDA_HAVE_CUDA && (cuda_supports_semiring<S, TA, TU>() || cuda_user_semiring<S, TA, TU>()) &&
+                  cuda_supports_accum<Accum, TW>()))
     on_cuda_ok = false;
   if (b == Backend::Cuda && !on_cuda_ok) {  // run on host copies
     note_host_fallback();
@@ -526,7 +536,8 @@ void apply(Vector<TW>& w, const MaskArg& mask, const Accum& accum, const Op& op,
   static_assert(std::is_same_v<TW, typename Op::result_type>, "w must have the operator's result type");
   if (w.size() != u.size()) detail::throw_dimension_mismatch("apply", w.size(), u.size());
   const Backend b = w.backend();
-  if constexpr (!(GBCUDA_HAVE_CUDA && detail::cuda_supports_unary_op<Op, TU>() && std::is_same_v<TW, TU> &&
+  constexpr bool builtin_on_cuda = detail::cuda_supports_unary_op<Op, TU>() && std::is_same_v<TW, TU>;
+  if constexpr (!(GBCUDA_HAVE_CUDA && (builtin_on_cuda || detail::cuda_user_unary_op<Op, TU>()) &&
                   detail::cuda_supports_accum<Accum, TW>())) {
     if (b == Backend::Cuda) {
       detail::note_host_fallback();
@@ -542,8 +553,15 @@ void apply(Vector<TW>& w, const MaskArg& mask, const Accum& accum, const Op& op,
   detail::VectorStore<TW> t;
   if (b == Backend::Host) detail::host::apply(t, pm.view, op, detail::view(ub.store()));
 #if GBCUDA_HAVE_CUDA
-  else if constexpr (detail::cuda_supports_unary_op<Op, TU>() && std::is_same_v<TW, TU>)
+  else if constexpr (builtin_on_cuda)
     detail::cuda::apply(t, pm.view, detail::cuda::element_op<Op, TU>(op), detail::view(ub.store()));
+#endif
+#if GBCUDA_USER_KERNELS
+  else if constexpr (detail::cuda_user_unary_op<Op, TU>()) {
+    std::optional<Vector<TU>> u_form;
+    const Vector<TU>& up = ub.form() == VectorForm::Sparse ? detail::in_form(ub, VectorForm::Bitmap, u_form) : ub;
+    detail::cuda_user::apply(t, pm.view, op, detail::view(up.store()));
+  }
 #endif
   detail::merge_into(w, pm.view, accum, t, d.replace);
 }
@@ -586,8 +604,9 @@ void ewise_op(Vector<TW>& w, const MaskArg& mask, const Accum& accum, const Op& 
   if (u.size() != w.size()) throw_dimension_mismatch("ewise u", w.size(), u.size());
   if (v.size() != w.size()) throw_dimension_mismatch("ewise v", w.size(), v.size());
   const Backend b = w.backend();
-  if constexpr (!(GBCUDA_HAVE_CUDA && cuda_supports_binary_op<Op, TW>() && std::is_same_v<TW, TU> &&
-                  std::is_same_v<TW, TV> && cuda_supports_accum<Accum, TW>())) {
+  constexpr bool one_type = std::is_same_v<TW, TU> && std::is_same_v<TW, TV>;
+  if constexpr (!(GBCUDA_HAVE_CUDA && (cuda_supports_binary_op<Op, TW>() || cuda_user_binary_op<Op, TW>()) &&
+                  one_type && cuda_supports_accum<Accum, TW>())) {
     if (b == Backend::Cuda) {
       note_host_fallback();
       Vector<TW> wh = w.to(Backend::Host);
@@ -604,8 +623,17 @@ void ewise_op(Vector<TW>& w, const MaskArg& mask, const Accum& accum, const Op& 
   VectorStore<TW> t;
   if (b == Backend::Host) host::ewise(t, pm.view, op, view(ub.store()), view(vb.store()), is_union);
 #if GBCUDA_HAVE_CUDA
-  else if constexpr (cuda_supports_binary_op<Op, TW>() && std::is_same_v<TW, TU> && std::is_same_v<TW, TV>)
+  else if constexpr (cuda_supports_binary_op<Op, TW>() && one_type)
     cuda::ewise(t, pm.view, op, view(ub.store()), view(vb.store()), is_union);
+#endif
+#if GBCUDA_USER_KERNELS
+  else if constexpr (cuda_user_binary_op<Op, TW>() && one_type) {
+    std::optional<Vector<TU>> u_form;
+    std::optional<Vector<TV>> v_form;
+    const Vector<TU>& up = ub.form() == VectorForm::Sparse ? in_form(ub, VectorForm::Bitmap, u_form) : ub;
+    const Vector<TV>& vp = vb.form() == VectorForm::Sparse ? in_form(vb, VectorForm::Bitmap, v_form) : vb;
+    cuda_user::ewise(t, pm.view, op, view(up.store()), view(vp.store()), is_union);
+  }
 #endif
   merge_into(w, pm.view, accum, t, d.replace);
 }

@@ -237,6 +237,67 @@ UserUnaryOp<Z, Op> make_unary_op(Op op) {
   return UserUnaryOp<Z, Op>{op};
 }
 
+#if defined(__CUDACC__)
+// ---- user-defined operators for CUDA translation units ---------------------------------------
+// Compiled by nvcc, a caller can hand operations a callable that runs on the device as well: a
+// struct with a __host__ __device__ operator(), or a __host__ __device__ lambda (nvcc's
+// --extended-lambda). On the CUDA backend apply, ewise_add/ewise_mult and mxv/vxm then compile it
+// into kernels of the caller's own code (detail/cuda_user_ops.cuh) instead of running on host
+// copies. Only nvcc sees these, so no C++ translation unit instantiates the same operation
+// differently.
+template <class Z, class Op>
+struct DeviceUnaryOp {
+  using result_type = Z;
+  static constexpr bool builtin = false;
+  static constexpr bool device = true;
+  Op op;
+  template <class X>
+  __host__ __device__ Z operator()(X x) const {
+    return Z(op(x));
+  }
+};
+template <class Z, class Op>
+DeviceUnaryOp<Z, Op> make_device_unary_op(Op op) {
+  return DeviceUnaryOp<Z, Op>{op};
+}
+template <class Z, class Op>
+struct DeviceBinaryOp {
+  using result_type = Z;
+  static constexpr bool builtin = false;
+  static constexpr bool device = true;
+  static constexpr bool positional = false;
+  static constexpr bool uses_x = true;
+  static constexpr bool uses_y = true;
+  Op op;
+  template <class X, class Y>
+  __host__ __device__ Z operator()(X x, Y y) const {
+    return Z(op(x, y));
+  }
+};
+template <class Z, class Op>
+DeviceBinaryOp<Z, Op> make_device_binary_op(Op op) {
+  return DeviceBinaryOp<Z, Op>{op};
+}
+// A monoid from a device callable T(T, T), associative and commutative, and its identity.
+template <class T, class Op>
+struct DeviceMonoid {
+  using value_type = T;
+  static constexpr bool builtin = false;
+  static constexpr bool device = true;
+  static constexpr MonoidKind kind = MonoidKind::User;
+  static constexpr bool has_terminal = false;
+  Op op;
+  T id;
+  __host__ __device__ T identity() const { return id; }
+  __host__ __device__ bool is_terminal(T) const { return false; }
+  __host__ __device__ T operator()(T a, T b) const { return op(a, b); }
+};
+template <class T, class Op>
+DeviceMonoid<T, Op> make_device_monoid(Op op, T identity) {
+  return DeviceMonoid<T, Op>{op, identity};
+}
+#endif
+
 // ---- semirings ------------------------------------------------------------------------------
 template <class AddMonoid, class MulOp>
 struct Semiring {

@@ -134,6 +134,39 @@ constexpr bool cuda_supports_semiring() {
   else return cuda_supports_binary_op<typename S::mul_type, Z>() || std::is_same_v<typename S::mul_type, SecondI<Z>>;
 }
 
+// ---- user-defined operators compiled into the caller's kernels (cuda_user_ops.cuh) ------------
+// When nvcc compiles the caller, operators made with make_device_* (semiring.hpp) run in kernels
+// instantiated there; in a C++ translation unit (or a host-only build) they cannot be named.
+#if defined(__CUDACC__) && GBCUDA_HAVE_CUDA
+#define GBCUDA_USER_KERNELS 1
+#else
+#define GBCUDA_USER_KERNELS 0
+#endif
+template <class Op>
+inline constexpr bool is_device_op_v = requires {
+  requires Op::device;
+};
+template <class Op, class S, bool F>
+inline constexpr bool is_device_op_v<BoundOp<Op, S, F>> = is_device_op_v<Op>;
+// Runs on the device: a built-in operator or monoid (their calls are __host__ __device__), or a
+// device one.
+template <class Op>
+inline constexpr bool device_callable_v = Op::builtin || is_device_op_v<Op>;
+template <class Op, class TU>
+constexpr bool cuda_user_unary_op() {
+  return GBCUDA_USER_KERNELS && is_device_op_v<Op> && is_value_type_v<TU> && is_value_type_v<typename Op::result_type>;
+}
+template <class Op, class T>
+constexpr bool cuda_user_binary_op() {
+  return GBCUDA_USER_KERNELS && is_device_op_v<Op> && is_value_type_v<T>;
+}
+template <class S, class TA, class TU>
+constexpr bool cuda_user_semiring() {
+  return GBCUDA_USER_KERNELS && !S::builtin && device_callable_v<typename S::add_type> &&
+         device_callable_v<typename S::mul_type> && is_value_type_v<TA> && is_value_type_v<TU> &&
+         is_value_type_v<typename S::value_type>;
+}
+
 // Monoids for reduce: the built-in ones over T.
 template <class Mon, class T>
 constexpr bool cuda_supports_monoid() {
