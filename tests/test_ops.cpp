@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 #include <random>
 #include <sstream>
@@ -502,8 +503,11 @@ TEST_P(OpsTest, AssignScalarBool) { assign_suite<bool>(b(), true); }
 
 // ---- apply ------------------------------------------------------------------------------------
 // grb(w, mask, accum, u, desc) runs GraphBLAS's counterpart of op.
+// accums: which accumulators run (0 none, 1 Plus, 2 Min); an operator whose results reach the
+// type's limits (integer MINV: 1/0 is the largest value) leaves Plus out, as its sum overflows.
 template <class Z, class Op, class GrbApply>
-void apply_suite(Backend b, const Op& op, const GrbApply& grb, const char* name) {
+void apply_suite(Backend b, const Op& op, const GrbApply& grb, const char* name,
+                 std::initializer_list<int> accums = {0, 1, 2}) {
   const auto masks = all_mask_cases();
   FailureBudget budget;
   for (int seed = 1; seed <= 2; ++seed) {
@@ -516,7 +520,7 @@ void apply_suite(Backend b, const Op& op, const GrbApply& grb, const char* name)
       Vector<Z> u = gb_vector(u0, b);
       GVec gu = grb_vector(u0);
       for (const MaskCase& mc : masks) {
-        for (int accum : {0, 1, 2}) {
+        for (int accum : accums) {
           auto gb_run = [&](auto& w, const auto& m, const auto& acc, const Descriptor& d) {
             gbcuda::apply(w, m, acc, op, u, d);
           };
@@ -535,13 +539,14 @@ void apply_suite(Backend b, const Op& op, const GrbApply& grb, const char* name)
   }
 }
 template <class Z, class Op>
-void apply_suite(Backend b, const Op& op, GrB_UnaryOp gop, const char* name) {
+void apply_suite(Backend b, const Op& op, GrB_UnaryOp gop, const char* name,
+                 std::initializer_list<int> accums = {0, 1, 2}) {
   apply_suite<Z>(
       b, op,
       [gop](GrB_Vector w, GrB_Vector m, GrB_BinaryOp acc, GrB_Vector u, GrB_Descriptor d) {
         return GrB_Vector_apply(w, m, acc, gop, u, d);
       },
-      name);
+      name, accums);
 }
 TEST_P(OpsTest, ApplyIdentity) { apply_suite<double>(b(), gbcuda::Identity<double>{}, GrB_IDENTITY_FP64, "identity"); }
 TEST_P(OpsTest, ApplyAdditiveInverse) {
@@ -554,7 +559,8 @@ TEST_P(OpsTest, ApplyAbs) {
 }
 TEST_P(OpsTest, ApplyMultiplicativeInverse) {  // integers: 1/0 is the largest value, else 1, -1 or 0
   apply_suite<double>(b(), gbcuda::MultiplicativeInverse<double>{}, GrB_MINV_FP64, "minv");
-  apply_suite<std::int64_t>(b(), gbcuda::MultiplicativeInverse<std::int64_t>{}, GrB_MINV_INT64, "minv-int64");
+  // No Plus accumulator for int64: the largest value plus w overflows (undefined behaviour in C++).
+  apply_suite<std::int64_t>(b(), gbcuda::MultiplicativeInverse<std::int64_t>{}, GrB_MINV_INT64, "minv-int64", {0, 2});
   apply_suite<bool>(b(), gbcuda::MultiplicativeInverse<bool>{}, GrB_MINV_BOOL, "minv-bool");
 }
 TEST_P(OpsTest, ApplyUserLambda) {
