@@ -32,6 +32,7 @@
 #include "gbcuda/generators.hpp"
 #include "gbcuda/io.hpp"
 #include "gbcuda/matrix.hpp"
+#include "gbcuda/reorder.hpp"
 #include "gbcuda/types.hpp"
 
 #if GBCUDA_HAVE_CUDA
@@ -80,6 +81,7 @@ struct Options {
   bool no_host = false;
   Index host_max_entries = 200000000;
   double timeout_per_case = 20.0;
+  std::string reorder = "none";  // comma-separated orderings for the gbcuda kernels
 };
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
@@ -257,8 +259,9 @@ struct Row {
   std::string graph;
   Index vertices = 0;
   Index entries = 0;
-  std::string name;  // kernel name, "host" or "graphblas"
-  std::string kind;  // "kernel", "host-backend" or "graphblas"
+  std::string name;               // kernel name, "host" or "graphblas"
+  std::string kind;               // "kernel", "host-backend" or "graphblas"
+  std::string ordering = "none";  // the vertex ordering the search ran in (reorder.hpp)
   Index source = 0;
   std::string source_kind;  // "max-degree" or "random"
   int levels = 0;
@@ -373,6 +376,12 @@ struct GraphRecord {
   std::vector<Source> sources;
   bool cpu_baselines = false;
   std::string error;
+  struct OrderingRecord {
+    std::string name;
+    double seconds = 0;  // compute_ordering + relabel (+ the upload to the GPU), not in any BFS time
+    std::string error;
+  };
+  std::vector<OrderingRecord> orderings;  // the relabellings made (not none)
 };
 
 // What a row named after a kernel runs: a library kernel in the fused loop, the algebra loop
@@ -389,8 +398,13 @@ struct KernelRun {
 
 class Bench {
  public:
-  Bench(const Options& o, gbcuda::Backend backend, std::vector<KernelRun> kernels)
-      : o_(o), backend_(backend), kernels_(std::move(kernels)), device_desc_(gbcuda::backend_description(backend)) {}
+  Bench(const Options& o, gbcuda::Backend backend, std::vector<KernelRun> kernels,
+        std::vector<gbcuda::Ordering> orderings)
+      : o_(o),
+        backend_(backend),
+        kernels_(std::move(kernels)),
+        orderings_(std::move(orderings)),
+        device_desc_(gbcuda::backend_description(backend)) {}
 
   void run_graph(const std::string& name, std::size_t index, std::size_t count);
   int print_table() const;
@@ -398,7 +412,10 @@ class Bench {
   int failures() const {
     int f = 0;
     for (const Row& r : rows_) f += r.status == RowStatus::Failed || r.status == RowStatus::Error ? 1 : 0;
-    for (const GraphRecord& g : graphs_) f += g.error.empty() ? 0 : 1;
+    for (const GraphRecord& g : graphs_) {
+      f += g.error.empty() ? 0 : 1;
+      for (const auto& ord : g.orderings) f += ord.error.empty() ? 0 : 1;
+    }
     return f;
   }
 
@@ -416,14 +433,18 @@ class Bench {
     return r;
   }
   void progress(const Row& r) const;
-  Row run_gbcuda(const gbcuda::Matrix<bool>& A, const GraphRecord& g, const Source& s, const KernelRun& kernel,
-                 gbcuda::Backend where, std::vector<std::int32_t>& levels_out);
+  // A search over A (relabelled by `relabelling` when not null: the source is mapped to A's ids
+  // and the levels back to the original ones).
+  Row run_gbcuda(const gbcuda::Matrix<bool>& A, const gbcuda::Relabelling* relabelling, const GraphRecord& g,
+                 const Source& s, const KernelRun& kernel, gbcuda::Backend where,
+                 std::vector<std::int32_t>& levels_out);
   Row run_graphblas(const GrbMatrix& G, const std::vector<Index>& degree, const GraphRecord& g, const Source& s,
                     std::vector<std::int32_t>& levels_out);
 
   const Options& o_;
   gbcuda::Backend backend_;
   std::vector<KernelRun> kernels_;
+  std::vector<gbcuda::Ordering> orderings_;
   std::string device_desc_;
   GraphBlas graphblas_;
   std::vector<GraphRecord> graphs_;
@@ -442,11 +463,14 @@ void Bench::progress(const Row& r) const {
              r.reached, status_word(r.status), r.note.empty() ? "" : " (" + r.note + ")");
 }
 
-Row Bench::run_gbcuda(const gbcuda::Matrix<bool>& A, const GraphRecord& g, const Source& s, const KernelRun& kernel,
-                      gbcuda::Backend where, std::vector<std::int32_t>& levels_out) {
+Row Bench::run_gbcuda(const gbcuda::Matrix<bool>& A, const gbcuda::Relabelling* relabelling, const GraphRecord& g,
+                      const Source& s, const KernelRun& kernel, gbcuda::Backend where,
+                      std::vector<std::int32_t>& levels_out) {
   const bool host_baseline = where != backend_;
   Row row = base_row(g, s, host_baseline ? "host" : kernel.name, host_baseline ? "host-backend" : "kernel",
                      gbcuda::backend_description(where));
+  if (relabelling) row.ordering = gbcuda::to_string(relabelling->ordering());
+  const Index source = relabelling ? relabelling->new_id(s.vertex) : s.vertex;
   gbcuda::BfsOptions opt;
   opt.device = where == gbcuda::Backend::Cuda ? gbcuda::Device::Cuda : gbcuda::Device::Host;
   opt.kernel = kernel.kernel;
@@ -456,9 +480,9 @@ Row Bench::run_gbcuda(const gbcuda::Matrix<bool>& A, const GraphRecord& g, const
   gbcuda::BfsResult last;
   auto search = [&] {
 #if GBCUDA_BENCH_BASELINES
-    if (kernel.baseline && !host_baseline) return gbcuda::baselines::run(*kernel.baseline, A, s.vertex, false, false);
+    if (kernel.baseline && !host_baseline) return gbcuda::baselines::run(*kernel.baseline, A, source, false, false);
 #endif
-    return gbcuda::bfs(A, s.vertex, opt);
+    return gbcuda::bfs(A, source, opt);
   };
   time_runs(
       row, o_.warmup, o_.repeat, o_.timeout_per_case,
@@ -473,7 +497,7 @@ Row Bench::run_gbcuda(const gbcuda::Matrix<bool>& A, const GraphRecord& g, const
   row.levels = last.num_levels;
   row.reached = last.vertices_reached;
   row.edges_traversed = last.edges_traversed;
-  levels_out = std::move(last.level);
+  levels_out = relabelling ? relabelling->to_original_order(last.level) : std::move(last.level);
   return row;
 }
 
@@ -554,58 +578,99 @@ void Bench::run_graph(const std::string& name, std::size_t index, std::size_t co
     }
   }
 
-  for (const Source& s : g.sources) {
-    std::vector<std::int32_t> ref;
-    std::string ref_name;
-    auto finish = [&](Row& row, std::vector<std::int32_t>& levels) {
-      if (row.status != RowStatus::Ok) return;
-      if (ref_name.empty()) {
-        // The first result for this graph and source: checked against the graph itself.
-        const std::string problem = gbcuda::validate_bfs(A, s.vertex, [&] {
-          gbcuda::BfsResult r;
-          r.level = levels;
-          return r;
-        }());
-        row.validated = true;
-        if (!problem.empty()) {  // not a reference then: the next result is validated instead
-          row.status = RowStatus::Failed;
-          row.note = "validation: " + problem;
-          return;
-        }
-        ref = std::move(levels);
-        ref_name = row.name;
+  // Per source: the levels every other row must equal (the first row's, once validated).
+  std::vector<std::vector<std::int32_t>> refs(g.sources.size());
+  std::vector<std::string> ref_names(g.sources.size());
+  auto finish = [&](std::size_t si, Row& row, std::vector<std::int32_t>& levels) {
+    if (row.status != RowStatus::Ok) return;
+    std::vector<std::int32_t>& ref = refs[si];
+    std::string& ref_name = ref_names[si];
+    if (ref_name.empty()) {
+      // The first result for this graph and source: checked against the graph itself.
+      const std::string problem = gbcuda::validate_bfs(A, g.sources[si].vertex, [&] {
+        gbcuda::BfsResult r;
+        r.level = levels;
+        return r;
+      }());
+      row.validated = true;
+      if (!problem.empty()) {  // not a reference then: the next result is validated instead
+        row.status = RowStatus::Failed;
+        row.note = "validation: " + problem;
         return;
       }
-      row.compared_with = ref_name;
-      const std::string diff = compare_levels(levels, ref);
-      if (!diff.empty()) {
-        row.status = RowStatus::Failed;
-        row.note = fmt::format("levels differ from {}: {}", ref_name, diff);
-      }
-    };
-    auto guarded = [&](auto&& make, Row fallback) {
-      std::vector<std::int32_t> levels;
-      Row row;
-      try {
-        row = make(levels);
-      } catch (const std::bad_alloc&) {
-        row = std::move(fallback);
-        row.status = RowStatus::Error;
-        row.note = "out of host memory";
-      } catch (const std::exception& e) {
-        row = std::move(fallback);
-        row.status = RowStatus::Error;
-        row.note = e.what();
-      }
-      finish(row, levels);
-      progress(row);
-      rows_.push_back(std::move(row));
-    };
-
-    for (const KernelRun& k : kernels_) {
-      guarded([&](std::vector<std::int32_t>& lv) { return run_gbcuda(A, g, s, k, backend_, lv); },
-              base_row(g, s, k.name, "kernel", device_desc_));
+      ref = std::move(levels);
+      ref_name = row.name + (row.ordering == "none" ? "" : " (" + row.ordering + ")");
+      return;
     }
+    row.compared_with = ref_name;
+    const std::string diff = compare_levels(levels, ref);
+    if (!diff.empty()) {
+      row.status = RowStatus::Failed;
+      row.note = fmt::format("levels differ from {}: {}", ref_name, diff);
+    }
+  };
+  // Runs make(levels) for source si; an exception makes `fallback` an error row.
+  auto guarded = [&](std::size_t si, auto&& make, Row fallback) {
+    std::vector<std::int32_t> levels;
+    Row row;
+    try {
+      row = make(levels);
+    } catch (const std::bad_alloc&) {
+      row = std::move(fallback);
+      row.status = RowStatus::Error;
+      row.note = "out of host memory";
+    } catch (const std::exception& e) {
+      row = std::move(fallback);
+      row.status = RowStatus::Error;
+      row.note = e.what();
+    }
+    finish(si, row, levels);
+    progress(row);
+    rows_.push_back(std::move(row));
+  };
+
+  // The gbcuda kernels in each ordering (the graph relabelled once per ordering), then the baselines.
+  for (gbcuda::Ordering ordering : orderings_) {
+    gbcuda::Matrix<bool> M = A;
+    gbcuda::Relabelling relabelling;
+    const bool relabelled = ordering != gbcuda::Ordering::None;
+    if (relabelled) {
+      GraphRecord::OrderingRecord rec;
+      rec.name = gbcuda::to_string(ordering);
+      fmt::print(stderr, "bfs_bench: {}: relabelling ({}) ...\n", name, rec.name);
+      const Clock::time_point t1 = Clock::now();
+      try {
+        gbcuda::RelabelledGraph<bool> rg = gbcuda::relabel(A, ordering);
+        M = std::move(rg.matrix);
+        relabelling = std::move(rg.relabelling);
+        if (backend_ == gbcuda::Backend::Cuda) M.csr(gbcuda::Backend::Cuda);
+        rec.seconds = seconds_since(t1);
+        fmt::print(stderr, "bfs_bench: {}: {} ordering in {:.2f} s (not timed)\n", name, rec.name, rec.seconds);
+      } catch (const std::exception& e) {
+        rec.error = e.what();
+        fmt::print(stderr, "bfs_bench: error: {}: {} ordering: {}\n", name, rec.name, rec.error);
+      }
+      const bool failed = !rec.error.empty();
+      g.orderings.push_back(std::move(rec));
+      if (failed) continue;
+    }
+    for (std::size_t si = 0; si < g.sources.size(); ++si) {
+      const Source& s = g.sources[si];
+      for (const KernelRun& k : kernels_) {
+        Row fallback = base_row(g, s, k.name, "kernel", device_desc_);
+        fallback.ordering = gbcuda::to_string(ordering);
+        guarded(
+            si,
+            [&](std::vector<std::int32_t>& lv) {
+              return run_gbcuda(M, relabelled ? &relabelling : nullptr, g, s, k, backend_, lv);
+            },
+            std::move(fallback));
+      }
+    }
+  }
+
+  for (std::size_t si = 0; si < g.sources.size(); ++si) {
+    const Source& s = g.sources[si];
     if (want_host) {
       Row host = base_row(g, s, "host", "host-backend", gbcuda::backend_description(gbcuda::Backend::Host));
       if (!g.cpu_baselines) {
@@ -615,10 +680,11 @@ void Bench::run_graph(const std::string& name, std::size_t index, std::size_t co
         rows_.push_back(std::move(host));
       } else {
         guarded(
+            si,
             [&](std::vector<std::int32_t>& lv) {
               KernelRun host_run;
               host_run.name = "host";
-              return run_gbcuda(A, g, s, host_run, gbcuda::Backend::Host, lv);
+              return run_gbcuda(A, nullptr, g, s, host_run, gbcuda::Backend::Host, lv);
             },
             std::move(host));
       }
@@ -636,7 +702,8 @@ void Bench::run_graph(const std::string& name, std::size_t index, std::size_t co
         progress(grb);
         rows_.push_back(std::move(grb));
       } else {
-        guarded([&](std::vector<std::int32_t>& lv) { return run_graphblas(G, degree, g, s, lv); }, std::move(grb));
+        guarded(
+            si, [&](std::vector<std::int32_t>& lv) { return run_graphblas(G, degree, g, s, lv); }, std::move(grb));
       }
     }
   }
@@ -644,11 +711,12 @@ void Bench::run_graph(const std::string& name, std::size_t index, std::size_t co
 }
 
 int Bench::print_table() const {
-  const std::vector<std::string> head = {"graph",    "vertices", "entries",   "kernel/baseline", "source",
-                                         "levels",   "reached",  "median ms", "min ms",          "GTEPS",
-                                         "peak MiB", "device",   "status"};
+  const std::vector<std::string> head = {"graph",  "vertices", "entries", "kernel/baseline", "order",
+                                         "source", "levels",   "reached", "median ms",       "min ms",
+                                         "GTEPS",  "peak MiB", "device",  "status"};
   // Right-aligned numeric columns.
-  const std::vector<bool> right = {false, true, true, false, true, true, true, true, true, true, true, false, false};
+  const std::vector<bool> right = {false, true, true, false, false, true,  true,
+                                   true,  true, true, true,  true,  false, false};
   std::vector<std::vector<std::string>> cells;
   for (const Row& r : rows_) {
     const bool skipped = r.status == RowStatus::Skipped;
@@ -658,15 +726,21 @@ int Bench::print_table() const {
     std::string peak = "-";
     if (r.peak_device_bytes) peak = fmt::format("{:.0f}", static_cast<double>(*r.peak_device_bytes) / (1 << 20));
     const std::optional<double> gteps = r.gteps();
-    cells.push_back({r.graph, std::to_string(r.vertices), std::to_string(r.entries), r.name, std::to_string(r.source),
-                     timed ? std::to_string(r.levels) : "-", timed ? std::to_string(r.reached) : "-",
-                     timed ? format_ms(r.t_median()) : "-", timed ? format_ms(r.t_min()) : "-",
-                     timed && gteps ? fmt::format("{:.3f}", *gteps) : "-", peak, r.device, status});
+    cells.push_back({r.graph, std::to_string(r.vertices), std::to_string(r.entries), r.name, r.ordering,
+                     std::to_string(r.source), timed ? std::to_string(r.levels) : "-",
+                     timed ? std::to_string(r.reached) : "-", timed ? format_ms(r.t_median()) : "-",
+                     timed ? format_ms(r.t_min()) : "-", timed && gteps ? fmt::format("{:.3f}", *gteps) : "-", peak,
+                     r.device, status});
   }
   for (const GraphRecord& g : graphs_)
     if (!g.error.empty())
       cells.push_back(
-          {g.name, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", device_desc_, "ERROR (" + g.error + ")"});
+          {g.name, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", device_desc_, "ERROR (" + g.error + ")"});
+  for (const GraphRecord& g : graphs_)
+    for (const auto& ord : g.orderings)
+      if (!ord.error.empty())
+        cells.push_back({g.name, "-", "-", "-", ord.name, "-", "-", "-", "-", "-", "-", "-", device_desc_,
+                         "ERROR (ordering: " + ord.error + ")"});
   std::vector<std::size_t> width(head.size());
   for (std::size_t c = 0; c < head.size(); ++c) width[c] = head[c].size();
   for (const auto& row : cells)
@@ -692,7 +766,9 @@ int Bench::print_table() const {
       "loop. GTEPS = edges traversed / median time, {}.\n"
       "peak MiB: device memory in use at its highest during the timed runs (the CUDA memory pool's high-water\n"
       "mark: the resident graph, any cached transpose and the kernel's temporaries). Every result is checked:\n"
-      "the first row of each graph/source with validate_bfs, the others against its levels.\n",
+      "the first row of each graph/source with validate_bfs, the others against its levels.\n"
+      "order: the vertex ordering the kernel searched in (--reorder; sources and levels in the graph's own ids;\n"
+      "the relabelling is not timed, its cost is in --json and on stderr); baselines search the graph as given.\n",
       o_.repeat, o_.warmup, kEdgesCountedAs);
   const int f = failures();
   if (f) fmt::print("{} case(s) FAILED or in error.\n", f);
@@ -720,6 +796,9 @@ Json Bench::to_json(const std::string& command_line, const std::string& date) co
   std::vector<std::string> knames;
   for (const KernelRun& k : kernels_) knames.push_back(k.name);
   settings["kernels"] = knames;
+  std::vector<std::string> onames;
+  for (gbcuda::Ordering ord : orderings_) onames.push_back(gbcuda::to_string(ord));
+  settings["orderings"] = onames;
   settings["preset"] = o_.preset.empty() ? Json(nullptr) : Json(o_.preset);
   settings["extra_sources"] = o_.sources;
   settings["seed"] = o_.seed;
@@ -750,6 +829,12 @@ Json Bench::to_json(const std::string& command_line, const std::string& date) co
     Json src = Json::array();
     for (const Source& s : g.sources) src.push_back({{"vertex", s.vertex}, {"kind", s.kind}});
     x["sources"] = src;
+    Json ords = Json::array();
+    for (const auto& ord : g.orderings)
+      ords.push_back({{"ordering", ord.name},
+                      {"seconds", ord.error.empty() ? Json(ord.seconds) : Json(nullptr)},
+                      {"error", ord.error.empty() ? Json(nullptr) : Json(ord.error)}});
+    x["orderings"] = ords;
     x["cpu_baselines"] = g.cpu_baselines;
     graphs.push_back(x);
   }
@@ -763,6 +848,7 @@ Json Bench::to_json(const std::string& command_line, const std::string& date) co
     c["entries"] = r.entries;
     c["name"] = r.name;
     c["kind"] = r.kind;
+    c["ordering"] = r.ordering;
     c["source"] = r.source;
     c["source_kind"] = r.source_kind;
     c["status"] = status_word(r.status);
@@ -814,6 +900,11 @@ void build_cli(CLI::App& app, Options& o) {
                  "one that runs on the device, 'list' to print them. Default: auto,algebra,rodinia on the GPU, auto "
                  "on the host")
       ->type_name("LIST|all|list");
+  app.add_option("--reorder", o.reorder,
+                 "Vertex orderings to run the gbcuda kernels in, comma-separated: none, degree, rcm; each is\n"
+                 "computed once per graph (its time on stderr and in --json, never in a BFS time), sources and\n"
+                 "levels stay in the graph's own ids; baselines run as given (default none)")
+      ->type_name("LIST");
   app.add_option("--sources", o.sources, "Random non-isolated sources beside the highest-out-degree vertex (default 0)")
       ->type_name("K")
       ->check(CLI::Range(0, 1000000).description(""));
@@ -935,6 +1026,27 @@ std::vector<KernelRun> select_kernels(const std::string& list, gbcuda::Backend b
   return out;
 }
 
+// --reorder's list: known names, each once, in the order given.
+std::vector<gbcuda::Ordering> parse_orderings(const std::string& list) {
+  std::vector<gbcuda::Ordering> out;
+  std::size_t pos = 0;
+  while (pos <= list.size()) {
+    const std::size_t comma = std::min(list.find(',', pos), list.size());
+    const std::string name = list.substr(pos, comma - pos);
+    pos = comma + 1;
+    gbcuda::Ordering o;
+    try {
+      o = gbcuda::parse_ordering(name);
+    } catch (const gbcuda::Error& e) {
+      throw UsageError{fmt::format("--reorder: {}", e.what())};
+    }
+    if (std::find(out.begin(), out.end(), o) != out.end())
+      throw UsageError{fmt::format("--reorder: {} is listed twice", name)};
+    out.push_back(o);
+  }
+  return out;
+}
+
 int run(const Options& o, const std::string& command_line) {
   if (o.kernels == "list") {
     print_kernel_catalogue(gbcuda::resolve_device(gbcuda::parse_device(o.device)));
@@ -970,11 +1082,12 @@ int run(const Options& o, const std::string& command_line) {
 
   const gbcuda::Backend backend = gbcuda::resolve_device(gbcuda::parse_device(o.device));
   const std::vector<KernelRun> kernels = select_kernels(o.kernels, backend);
+  const std::vector<gbcuda::Ordering> orderings = parse_orderings(o.reorder);
   const std::string date = utc_now();
   fmt::print(stderr, "bfs_bench: {} graph(s), kernels on {}; {} warm-up + {} timed runs per case\n", graphs.size(),
              gbcuda::backend_description(backend), o.warmup, o.repeat);
 
-  Bench bench(o, backend, kernels);
+  Bench bench(o, backend, kernels, orderings);
   for (std::size_t i = 0; i < graphs.size(); ++i) bench.run_graph(graphs[i], i, graphs.size());
   const int failures = bench.print_table();
   if (!o.json_file.empty()) {

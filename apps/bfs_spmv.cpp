@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
@@ -29,6 +30,7 @@
 #include "gbcuda/generators.hpp"
 #include "gbcuda/io.hpp"
 #include "gbcuda/matrix.hpp"
+#include "gbcuda/reorder.hpp"
 #include "gbcuda/types.hpp"
 
 namespace {
@@ -54,6 +56,7 @@ struct Options {
   std::string levels_file;
   std::string parents_file;
   std::string save_file;
+  std::string reorder;  // empty: the file's saved ordering, else none
   int repeat = 1;
   bool validate = false;
   bool json = false;
@@ -112,12 +115,12 @@ SourceChoice parse_source(const std::string& text) {
   return c;
 }
 
-// The source vertex --source asks for in the graph A, and how it was chosen: "given" (N),
-// "max-degree", "random", or without --source "rodinia" (the source a Rodinia file names) or
-// "default" (0).
-std::pair<gbcuda::Index, std::string> choose_source(const SourceChoice& c, const gbcuda::Matrix<bool>& A,
+// The source vertex --source asks for in a graph with these out-degrees (by the user's vertex
+// ids), and how it was chosen: "given" (N), "max-degree", "random", or without --source
+// "rodinia" (the source a Rodinia file names) or "default" (0).
+std::pair<gbcuda::Index, std::string> choose_source(const SourceChoice& c, const std::vector<gbcuda::Index>& degree,
                                                     gbcuda::Index rodinia_source) {
-  const gbcuda::Index n = A.nrows();
+  const auto n = static_cast<gbcuda::Index>(degree.size());
   switch (c.kind) {
     case SourceChoice::Kind::Default:
       if (rodinia_source >= 0 && rodinia_source < n) return {rodinia_source, "rodinia"};
@@ -126,9 +129,9 @@ std::pair<gbcuda::Index, std::string> choose_source(const SourceChoice& c, const
     case SourceChoice::Kind::Vertex:
       if (c.vertex < n) return {c.vertex, "given"};
       break;
-    case SourceChoice::Kind::MaxDegree: return {gbcuda_cli::max_out_degree_vertex(A.out_degrees()), "max-degree"};
+    case SourceChoice::Kind::MaxDegree: return {gbcuda_cli::max_out_degree_vertex(degree), "max-degree"};
     case SourceChoice::Kind::Random: {
-      const std::vector<gbcuda::Index> v = gbcuda_cli::random_sources(A.out_degrees(), 1, c.seed);
+      const std::vector<gbcuda::Index> v = gbcuda_cli::random_sources(degree, 1, c.seed);
       if (v.empty()) throw UsageError{"--source random: no vertex of the graph has an out-edge"};
       return {v.front(), "random"};
     }
@@ -290,6 +293,64 @@ void write_column(const Output& out, const std::vector<V>& values) {
   if (!std::cout) throw gbcuda::Error(gbcuda::Status::IoError, fmt::format("{}: cannot write to stdout", out.option));
 }
 
+// True when `file` is a .gbc file read by name (--format gbc, or auto and the content says so):
+// then it is read with its saved ordering. Pipes are left to the generic reader, which gives a
+// relabelled file back in the original ids (detection would consume them).
+bool is_gbc_file(const std::string& file, const gbcuda::ReadOptions& ropt) {
+  if (ropt.format == gbcuda::FileFormat::Binary) return true;
+  std::error_code ec;
+  if (ropt.format != gbcuda::FileFormat::Auto || !std::filesystem::is_regular_file(file, ec)) return false;
+  gbcuda::ReadOptions quiet = ropt;
+  quiet.report = nullptr;
+  quiet.on_warning = [](const std::string&) {};  // the real read reports them
+  try {
+    return gbcuda::detect_format(file, quiet) == gbcuda::FileFormat::Binary;
+  } catch (const gbcuda::Error&) {
+    return false;  // the real read names the problem
+  }
+}
+
+// What --reorder did: "none", "file" (the ordering a .gbc file held), "computed", or "restored"
+// (a file's ordering undone for --reorder none); seconds for computed and restored, else -1.
+struct Reordering {
+  std::string from = "none";
+  double seconds = -1;
+  std::string describe(gbcuda::Ordering ordering) const {
+    if (from == "file") return fmt::format("{} (saved in the file)", gbcuda::to_string(ordering));
+    if (from == "computed")
+      return fmt::format("{} (computed in {:.3f} s, not in the BFS time)", gbcuda::to_string(ordering), seconds);
+    if (from == "restored") return fmt::format("none (the file's ordering undone in {:.3f} s)", seconds);
+    return "none";
+  }
+};
+
+// Applies --reorder to A and its relabelling (A's ids -> the user's): keeps a saved ordering that
+// is asked for (or when none is asked), computes another one over A's ids, or undoes a saved one.
+Reordering reorder(const Options& o, gbcuda::Matrix<bool>& A, gbcuda::Relabelling& relabelling) {
+  Reordering r;
+  const gbcuda::Ordering saved = relabelling.ordering();
+  const gbcuda::Ordering want = o.reorder.empty() ? saved : gbcuda::parse_ordering(o.reorder);
+  if (want == saved) {
+    r.from = saved == gbcuda::Ordering::None ? "none" : "file";
+    return r;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  if (want == gbcuda::Ordering::None) {
+    if (o.verbose) fmt::print(stderr, "bfs_spmv: undoing the file's {} ordering\n", gbcuda::to_string(saved));
+    A = gbcuda::relabel(A, relabelling.inverse());
+    relabelling = gbcuda::Relabelling::identity(A.nrows());
+    r.from = "restored";
+  } else {
+    if (o.verbose) fmt::print(stderr, "bfs_spmv: relabelling the vertices ({})\n", gbcuda::to_string(want));
+    const gbcuda::Relabelling next = gbcuda::compute_ordering(A, want);
+    A = gbcuda::relabel(A, next);
+    relabelling = relabelling.then(next);
+    r.from = "computed";
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
 void build_cli(CLI::App& app, Options& o) {
   app.description(
       "Breadth-first search over a sparse matrix: every stored entry A(i,j) is an edge i -> j (row -> column),\n"
@@ -344,6 +405,14 @@ void build_cli(CLI::App& app, Options& o) {
                  "before the BFS; reading FILE later skips parsing or generating (not stdout: '-' is refused)")
       ->type_name("FILE.gbc")
       ->check(file_name);
+  app.add_option("--reorder", o.reorder,
+                 "Relabel the vertices for locality before the search: degree (highest degree first), rcm\n"
+                 "(reverse Cuthill-McKee) or none; its cost is reported apart from the BFS time, and every\n"
+                 "vertex id in and out (--source, --levels, --parents) stays the file's. --save keeps the\n"
+                 "ordering in the .gbc file, which a later run uses without paying again (default: the\n"
+                 "ordering saved in a .gbc file, else none)")
+      ->type_name("none|degree|rcm")
+      ->check(CLI::IsMember({"none", "degree", "rcm"}).description(""));
   app.add_option("--repeat", o.repeat, "Timed BFS runs (1 to 1000000) after one warm-up; median reported (default 1)")
       ->type_name("N")
       ->check(CLI::Range(1, 1000000).description(""));
@@ -364,7 +433,8 @@ void build_cli(CLI::App& app, Options& o) {
       "              spaces, tabs or commas; a CSV header line and networkx's \"u v {'weight': w}\" are read\n"
       "  metis       METIS adjacency: \"n m [fmt [ncon]]\", then one line per vertex listing its 1-based\n"
       "              neighbours (an empty line: none); '%' comments\n"
-      "  gbc         gbcuda's binary CSR file (as written by --save); loads at disk speed\n"
+      "  gbc         gbcuda's binary CSR file (as written by --save, with its --reorder ordering); loads\n"
+      "              at disk speed\n"
       "  auto        detect from the content (and the name: *.rodinia.txt, *.graph, *.metis, *.gbc); what\n"
       "              is not quite a format is read with a warning, what fits two formats is refused\n"
       "FILE may be a pipe (/dev/stdin, <(...), a FIFO): it is read once, like a file.\n"
@@ -410,6 +480,8 @@ void build_cli(CLI::App& app, Options& o) {
       "  bfs_spmv graph.mtx --levels - | sort -n | uniq -c  # levels on stdout, the summary on stderr\n"
       "  bfs_spmv kron:20:16 --source max-degree --save kron20.gbc\n"
       "                                             # generate, keep a binary copy, search from the hub\n"
+      "  bfs_spmv kron:22:16 --reorder degree --save kron22-degree.gbc\n"
+      "                                             # relabel once, keep it; later runs read the file\n"
       "  bfs_spmv matrices/bcsstk13.mtx --kernel queue-warp --verbose");
 }
 
@@ -440,6 +512,7 @@ int run(const Options& o, bool file_given) {
   gbcuda::Index rodinia_source = -1;
   gbcuda::ReadReport read_report;  // the format read, for --verbose and --json
   gbcuda::Matrix<bool> A;
+  gbcuda::Relabelling relabelling;  // A's ids -> the file's (identity unless a .gbc file held one)
   const bool generated = file_given && gbcuda::is_graph_spec(file);
   if (generated) {
     if (o.format != "auto")
@@ -456,8 +529,19 @@ int run(const Options& o, bool file_given) {
     ropt.report = &read_report;
     ropt.on_warning = [](const std::string& w) { fmt::print(stderr, "bfs_spmv: warning: {}\n", w); };
     if (o.verbose) fmt::print(stderr, "bfs_spmv: reading {}\n", file);
-    A = gbcuda::read_matrix<bool>(file, ropt);
-    if (o.verbose) fmt::print(stderr, "bfs_spmv: format: {} ({})\n", gbcuda::to_string(read_report.format), read_report.header);
+    if (is_gbc_file(file, ropt)) {  // kept in its saved ordering, if any
+      gbcuda::RelabelledGraph<bool> g = gbcuda::read_relabelled_graph<bool>(file);
+      A = std::move(g.matrix);
+      relabelling = std::move(g.relabelling);
+      read_report.format = gbcuda::FileFormat::Binary;
+      read_report.header = relabelling.ordering() == gbcuda::Ordering::None
+                               ? "gbc"
+                               : fmt::format("gbc, relabelled ({})", gbcuda::to_string(relabelling.ordering()));
+    } else {
+      A = gbcuda::read_matrix<bool>(file, ropt);
+    }
+    if (o.verbose)
+      fmt::print(stderr, "bfs_spmv: format: {} ({})\n", gbcuda::to_string(read_report.format), read_report.header);
   }
   if (o.transpose) {
     const gbcuda::Matrix<bool> At = A.transpose();  // shares the cached transpose's storage
@@ -471,14 +555,23 @@ int run(const Options& o, bool file_given) {
         fmt::format("the matrix is {} x {}; BFS needs a square matrix (vertices x vertices)", A.nrows(), A.ncols())};
   if (n == 0) throw UsageError{fmt::format("the matrix in {} is empty (0 x 0): no vertices to search", file)};
   if (o.verbose) fmt::print(stderr, "bfs_spmv: {} vertices, {} stored entries\n", n, A.nvals());
+  if (relabelling.size() != n) relabelling = gbcuda::Relabelling::identity(n);
+  // The orderings look at A + A', so a saved one holds for --transpose and --symmetrize too.
+  const Reordering reordering = reorder(o, A, relabelling);
   if (outs.save) {
-    gbcuda::write_binary_graph(outs.save->path, A);
+    if (relabelling.ordering() == gbcuda::Ordering::None) gbcuda::write_binary_graph(outs.save->path, A);
+    else gbcuda::write_binary_graph(outs.save->path, gbcuda::RelabelledGraph<bool>{A, relabelling});
     if (o.verbose) fmt::print(stderr, "bfs_spmv: saved the graph to {}\n", outs.save->path);
   }
 
-  const auto [source, source_how] = choose_source(source_choice, A, rodinia_source);
-  if (A.out_degrees()[source] == 0)
+  // Sources are chosen among the user's ids (the same vertex whatever the ordering).
+  const bool relabelled = !relabelling.is_identity();
+  const std::vector<gbcuda::Index> degree =
+      relabelled ? relabelling.to_original_order(A.out_degrees()) : A.out_degrees();
+  const auto [source, source_how] = choose_source(source_choice, degree, rodinia_source);
+  if (degree[source] == 0)
     fmt::print(stderr, "bfs_spmv: warning: source {} has no out-edges; the search reaches only {}\n", source, source);
+  const gbcuda::Index searched_source = relabelling.new_id(source);
 
   gbcuda::BfsOptions bopt;
   bopt.device = backend == gbcuda::Backend::Cuda ? gbcuda::Device::Cuda : gbcuda::Device::Host;
@@ -489,11 +582,11 @@ int run(const Options& o, bool file_given) {
   bopt.collect_stats = o.verbose;  // per-level stats cost a sync per level; only when shown
 
   if (o.verbose) fmt::print(stderr, "bfs_spmv: warm-up BFS on {}\n", device_desc);
-  gbcuda::BfsResult result = gbcuda::bfs(A, source, bopt);
+  gbcuda::BfsResult result = gbcuda::bfs(A, searched_source, bopt);
   std::vector<double> times;
   times.reserve(static_cast<std::size_t>(o.repeat));
   for (int i = 0; i < o.repeat; ++i) {
-    result = gbcuda::bfs(A, source, bopt);
+    result = gbcuda::bfs(A, searched_source, bopt);
     times.push_back(result.seconds);
   }
   const double t_median = median(times);
@@ -512,13 +605,15 @@ int run(const Options& o, bool file_given) {
   bool validated = false;
   if (o.validate) {
     if (o.verbose) fmt::print(stderr, "bfs_spmv: validating\n");
-    const std::string problem = gbcuda::validate_bfs(A, source, result);
+    std::string problem = gbcuda::validate_bfs(A, searched_source, result);
+    if (!problem.empty() && relabelled) problem += " (in the relabelled ids)";
     if (!problem.empty()) {
       fmt::print(stderr, "bfs_spmv: error: validation failed: {}\n", problem);
       return kExitFailure;
     }
     validated = true;
   }
+  if (relabelled) result = gbcuda::to_original_ids(std::move(result), relabelling);
 
   auto write_result = [&](const std::optional<Output>& out, const auto& column, const char* what) {
     if (!out) return;
@@ -534,6 +629,9 @@ int run(const Options& o, bool file_given) {
     nlohmann::json j;
     j["file"] = file;
     j["format"] = generated ? nlohmann::json(nullptr) : nlohmann::json(gbcuda::to_string(read_report.format));
+    j["ordering"] = gbcuda::to_string(relabelling.ordering());
+    j["ordering_from"] = reordering.from;
+    j["ordering_seconds"] = reordering.seconds >= 0 ? nlohmann::json(reordering.seconds) : nlohmann::json(nullptr);
     j["transposed"] = o.transpose;
     j["symmetrized"] = o.symmetrize;
     j["vertices"] = n;
@@ -567,6 +665,7 @@ int run(const Options& o, bool file_given) {
     if (source_choice.kind == SourceChoice::Kind::Random)
       fmt::print(report, "source:     {} (random, seed {})\n", source, source_choice.seed);
     else fmt::print(report, "source:     {} ({})\n", source, source_how);
+    fmt::print(report, "ordering:   {}\n", reordering.describe(relabelling.ordering()));
     fmt::print(report, "reached:    {} vertices in {} levels (level 0 = the source)\n", result.vertices_reached,
                result.num_levels);
     fmt::print(report, "device:     {} [{}]\n", device_desc, gbcuda::to_string(result.backend));

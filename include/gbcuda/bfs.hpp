@@ -7,6 +7,7 @@
 #include "gbcuda/context.hpp"
 #include "gbcuda/descriptor.hpp"
 #include "gbcuda/matrix.hpp"
+#include "gbcuda/reorder.hpp"
 
 namespace gbcuda {
 
@@ -80,6 +81,15 @@ struct BfsResult {
 // when the source is out of range and Error(InvalidValue) for a non-square or empty matrix.
 template <class T>
 BfsResult bfs(const Matrix<T>& A, Index source, const BfsOptions& options = {});
+
+// BFS over a relabelled graph (reorder.hpp) from `source` given in the original ids; the result
+// (levels, parents, source) in the original ids. The relabelling is not in the timed search.
+template <class T>
+BfsResult bfs(const RelabelledGraph<T>& g, Index source, const BfsOptions& options = {});
+
+// A result computed over a relabelled graph, in the original ids: levels and parents reordered,
+// parent ids and the source mapped back. Throws Error(InvalidValue) when the sizes differ.
+BfsResult to_original_ids(BfsResult r, const Relabelling& relabelling);
 
 namespace detail {
 // Fills r.num_levels and r.edges_traversed from r.level (what bfs() does last); for BFS codes

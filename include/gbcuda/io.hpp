@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "gbcuda/matrix.hpp"
+#include "gbcuda/reorder.hpp"
 
 namespace gbcuda {
 
@@ -39,12 +40,12 @@ FileFormat parse_format(const std::string& name);
 struct CooData {
   Index nrows = 0;
   Index ncols = 0;
-  std::vector<Index> rows;     // 0-based
-  std::vector<Index> cols;     // 0-based
-  std::vector<double> values;  // one per entry, or empty for a pattern (structure-only) file
+  std::vector<Index> rows;               // 0-based
+  std::vector<Index> cols;               // 0-based
+  std::vector<double> values;            // one per entry, or empty for a pattern (structure-only) file
   FileFormat format = FileFormat::Auto;  // the format actually read
-  std::string header;          // e.g. "coordinate real symmetric"
-  Index stored_entries = 0;    // entries as written in the file, before symmetric expansion
+  std::string header;                    // e.g. "coordinate real symmetric"
+  Index stored_entries = 0;              // entries as written in the file, before symmetric expansion
 };
 
 // What a read found, for callers that want to show it (ReadOptions::report).
@@ -102,7 +103,7 @@ template <class T>
 void write_matrix_market(const std::string& path, const Matrix<T>& A);
 
 // Binary graph file (*.gbc): the CSR arrays as they lie in memory, so a large graph loads at disk
-// speed. Layout (little-endian): a 64-byte header -- magic "GBCUDA\0\1", uint32 version (1),
+// speed. Layout (little-endian): a 64-byte header -- magic "GBCUDA\0\1", uint32 version (1; 2: relabelled, below),
 // uint32 flags (bit 0: iso, no values section; bits 8-15: value type 1 bool, 2 int32, 3 int64,
 // 4 float, 5 double), int64 nrows, ncols, nvals, the iso value's bytes (8), 8 reserved zero
 // bytes, a 64-bit FNV-1a checksum of the 56 bytes before it -- then row_ptr (nrows+1 int64),
@@ -111,10 +112,20 @@ void write_matrix_market(const std::string& path, const Matrix<T>& A);
 // header, the file size and the CSR structure (offsets, column range, sorted rows) and throws
 // Error(ParseError) naming the file and what is wrong; Error(IoError) when it cannot read.
 // Values of another type are converted to T (for bool: dropped, structure only).
+// A relabelled graph (reorder.hpp) is saved as version 2: flags bit 1 set, bits 16-23 the
+// Ordering (1 degree, 2 rcm), the matrix in relabelled ids, then the original id of each vertex
+// (nrows int64, in relabelled order). read_binary_graph and the generic readers give such a file
+// back in the original ids (relabelled once more on loading); read_relabelled_graph keeps the
+// relabelled matrix and its relabelling (an identity one for a version 1 file), so that an
+// ordering is paid for once.
 template <class T>
 void write_binary_graph(const std::string& path, const Matrix<T>& A);
 template <class T>
+void write_binary_graph(const std::string& path, const RelabelledGraph<T>& g);
+template <class T>
 Matrix<T> read_binary_graph(const std::string& path);
+template <class T>
+RelabelledGraph<T> read_relabelled_graph(const std::string& path);
 
 // How write_file_atomically writes a path.
 struct OutputTarget {
@@ -142,12 +153,14 @@ OutputTarget check_output_path(const std::string& path);
 // path; an exception from `fill` propagates.
 void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& fill);
 
-#define GBCUDA_EXTERN_IO(T)                                                         \
-  extern template Matrix<T> read_matrix<T>(const std::string&, const ReadOptions&); \
-  extern template Matrix<T> matrix_from_coo<T>(const CooData&);                     \
-  extern template void write_matrix_market<T>(const std::string&, const Matrix<T>&); \
-  extern template void write_binary_graph<T>(const std::string&, const Matrix<T>&);  \
-  extern template Matrix<T> read_binary_graph<T>(const std::string&);
+#define GBCUDA_EXTERN_IO(T)                                                                  \
+  extern template Matrix<T> read_matrix<T>(const std::string&, const ReadOptions&);          \
+  extern template Matrix<T> matrix_from_coo<T>(const CooData&);                              \
+  extern template void write_matrix_market<T>(const std::string&, const Matrix<T>&);         \
+  extern template void write_binary_graph<T>(const std::string&, const Matrix<T>&);          \
+  extern template void write_binary_graph<T>(const std::string&, const RelabelledGraph<T>&); \
+  extern template Matrix<T> read_binary_graph<T>(const std::string&);                        \
+  extern template RelabelledGraph<T> read_relabelled_graph<T>(const std::string&);
 GBCUDA_FOR_EACH_TYPE(GBCUDA_EXTERN_IO)
 #undef GBCUDA_EXTERN_IO
 

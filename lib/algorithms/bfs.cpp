@@ -206,6 +206,26 @@ BfsResult bfs(const Matrix<T>& A, Index source, const BfsOptions& options) {
 }
 
 template <class T>
+BfsResult bfs(const RelabelledGraph<T>& g, Index source, const BfsOptions& options) {
+  if (g.relabelling.size() != g.matrix.nrows())
+    throw Error(Status::InvalidValue, "relabelled graph: a relabelling of " + std::to_string(g.relabelling.size()) +
+                                          " vertices beside a matrix of " + std::to_string(g.matrix.nrows()));
+  return to_original_ids(bfs(g.matrix, g.relabelling.new_id(source), options), g.relabelling);
+}
+
+BfsResult to_original_ids(BfsResult r, const Relabelling& relabelling) {
+  r.level = relabelling.to_original_order(r.level);
+  if (!r.parent.empty()) {
+    std::vector<std::int64_t> parent = relabelling.to_original_order(r.parent);
+    for (std::int64_t& p : parent)
+      if (p >= 0) p = relabelling.original_id(p);
+    r.parent = std::move(parent);
+  }
+  r.source = relabelling.original_id(r.source);
+  return r;
+}
+
+template <class T>
 void detail::complete_bfs_result(const Matrix<T>& A, BfsResult& r) {
   std::int32_t max_level = 0;
   for (auto l : r.level) max_level = std::max(max_level, l);
@@ -268,9 +288,10 @@ std::string validate_bfs(const Matrix<T>& A, Index source, const BfsResult& r) {
   return "";
 }
 
-#define GBCUDA_INSTANTIATE_BFS(T)                                             \
-  template BfsResult bfs<T>(const Matrix<T>&, Index, const BfsOptions&);      \
-  template void detail::complete_bfs_result<T>(const Matrix<T>&, BfsResult&); \
+#define GBCUDA_INSTANTIATE_BFS(T)                                                 \
+  template BfsResult bfs<T>(const Matrix<T>&, Index, const BfsOptions&);          \
+  template BfsResult bfs<T>(const RelabelledGraph<T>&, Index, const BfsOptions&); \
+  template void detail::complete_bfs_result<T>(const Matrix<T>&, BfsResult&);     \
   template std::string validate_bfs<T>(const Matrix<T>&, Index, const BfsResult&);
 GBCUDA_FOR_EACH_TYPE(GBCUDA_INSTANTIATE_BFS)
 

@@ -21,13 +21,15 @@ namespace gbcuda {
 namespace {
 
 constexpr char kMagic[8] = {'G', 'B', 'C', 'U', 'D', 'A', '\0', '\1'};
-constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kVersion = 1;            // a graph
+constexpr std::uint32_t kVersionRelabelled = 2;  // a relabelled graph: version 1 plus the original ids
 constexpr std::uint32_t kIsoFlag = 1;
+constexpr std::uint32_t kRelabelledFlag = 2;
 
 struct Header {
   char magic[8];
   std::uint32_t version;
-  std::uint32_t flags;  // bit 0 iso; bits 8-15 value type code
+  std::uint32_t flags;  // bit 0 iso; bit 1 relabelled; bits 8-15 value type code; 16-23 ordering
   std::int64_t nrows;
   std::int64_t ncols;
   std::int64_t nvals;
@@ -125,7 +127,8 @@ class ByteSource {
 void check_csr(const std::string& path, Index nrows, Index ncols, const Offset* rp, const Vid* col, Offset nvals) {
   if (rp[0] != 0) corrupt(path, "corrupt data: row_ptr[0] is " + std::to_string(rp[0]) + ", not 0");
   if (rp[nrows] != nvals)
-    corrupt(path, "corrupt data: row_ptr ends at " + std::to_string(rp[nrows]) + ", not at nvals " + std::to_string(nvals));
+    corrupt(path,
+            "corrupt data: row_ptr ends at " + std::to_string(rp[nrows]) + ", not at nvals " + std::to_string(nvals));
   auto row_ok = [&](Index i) {
     const Offset lo = rp[i], hi = rp[i + 1];
     if (lo < 0 || hi < lo || hi > nvals) return false;
@@ -196,13 +199,22 @@ decltype(auto) with_type(std::uint32_t code, F&& f) {
 
 }  // namespace
 
+namespace {
+
+// A .gbc file of A; with `r`, a relabelled graph (version 2): A in relabelled ids, then the
+// original id of each vertex.
 template <class T>
-void write_binary_graph(const std::string& path, const Matrix<T>& A) {
+void write_gbc(const std::string& path, const Matrix<T>& A, const Relabelling* r) {
   const Csr<T>& c = A.csr(Backend::Host);
+  if (r && (A.nrows() != A.ncols() || r->size() != A.nrows()))
+    throw Error(Status::InvalidValue, path + ": a relabelling of " + std::to_string(r->size()) +
+                                          " vertices cannot be saved with a " + std::to_string(A.nrows()) + " x " +
+                                          std::to_string(A.ncols()) + " matrix");
   Header h{};
   std::memcpy(h.magic, kMagic, sizeof kMagic);
-  h.version = kVersion;
+  h.version = r ? kVersionRelabelled : kVersion;
   h.flags = (c.is_iso() ? kIsoFlag : 0u) | (type_code<T>() << 8);
+  if (r) h.flags |= kRelabelledFlag | (static_cast<std::uint32_t>(r->ordering()) << 16);
   h.nrows = c.nrows;
   h.ncols = c.ncols;
   h.nvals = c.nvals();
@@ -227,13 +239,31 @@ void write_binary_graph(const std::string& path, const Matrix<T>& A) {
     }
     block(c.col_idx.data(), c.col_idx.bytes());
     if (!c.is_iso()) block(c.values.data(), c.values.bytes());
+    if (r) {
+      static_assert(sizeof(Index) == sizeof(std::int64_t));
+      block(r->original_ids().data(), r->original_ids().size() * sizeof(Index));
+    }
   });
+}
+
+}  // namespace
+
+template <class T>
+void write_binary_graph(const std::string& path, const Matrix<T>& A) {
+  write_gbc(path, A, nullptr);
+}
+
+template <class T>
+void write_binary_graph(const std::string& path, const RelabelledGraph<T>& g) {
+  write_gbc(path, g.matrix, &g.relabelling);
 }
 
 namespace {
 
+// Reads a .gbc file. A relabelled one (version 2) gives its relabelling in `relabelling` when that
+// is not null (the matrix in relabelled ids), else the matrix back in the original ids.
 template <class T>
-Matrix<T> read_binary(ByteSource& in, std::string* header) {
+Matrix<T> read_binary(ByteSource& in, std::string* header, Relabelling* relabelling) {
   const std::string& path = in.path();
   Header h{};
   const std::uint64_t size = in.size();
@@ -244,23 +274,38 @@ Matrix<T> read_binary(ByteSource& in, std::string* header) {
     corrupt(path, "truncated file: " + std::to_string(size) + " bytes, shorter than the " + std::to_string(sizeof h) +
                       "-byte .gbc header");
   if (h.checksum != header_checksum(h)) corrupt(path, "corrupt header: checksum mismatch");
-  if (h.version != kVersion)
-    corrupt(path, "unsupported .gbc version " + std::to_string(h.version) + " (this gbcuda reads version " +
-                      std::to_string(kVersion) + ")");
+  if (h.version != kVersion && h.version != kVersionRelabelled)
+    corrupt(path, "unsupported .gbc version " + std::to_string(h.version) + " (this gbcuda reads versions " +
+                      std::to_string(kVersion) + " and " + std::to_string(kVersionRelabelled) + ")");
   const std::uint32_t code = (h.flags >> 8) & 0xff;
   const bool iso = (h.flags & kIsoFlag) != 0;
-  if (header) *header = iso ? "gbc pattern" : "gbc values";
+  const bool relabelled = (h.flags & kRelabelledFlag) != 0;
+  const std::uint32_t ordering_code = (h.flags >> 16) & 0xff;
+  if (relabelled != (h.version == kVersionRelabelled))
+    corrupt(path, "corrupt header: version " + std::to_string(h.version) + " with the relabelled flag " +
+                      (relabelled ? "set" : "clear"));
+  if (ordering_code > static_cast<std::uint32_t>(Ordering::Rcm) || (!relabelled && ordering_code != 0))
+    corrupt(path, "corrupt header: unknown ordering code " + std::to_string(ordering_code));
+  const auto ordering = static_cast<Ordering>(ordering_code);
+  if (header) {
+    *header = iso ? "gbc pattern" : "gbc values";
+    if (relabelled) *header += std::string(", relabelled (") + to_string(ordering) + ")";
+  }
   if (type_size(code) == 0) corrupt(path, "corrupt header: unknown value type code " + std::to_string(code));
+  if (relabelled && h.nrows != h.ncols)
+    corrupt(path, "corrupt header: a relabelled graph of " + std::to_string(h.nrows) + " x " + std::to_string(h.ncols));
   constexpr Index kMaxDim = std::numeric_limits<Vid>::max();
   if (h.nrows < 0 || h.ncols < 0 || h.nrows > kMaxDim || h.ncols > kMaxDim || h.nvals < 0 ||
       h.nvals > (std::numeric_limits<std::int64_t>::max() / 16))
-    corrupt(path, "corrupt header: impossible sizes " + std::to_string(h.nrows) + " x " + std::to_string(h.ncols) + ", " +
-                      std::to_string(h.nvals) + " entries");
+    corrupt(path, "corrupt header: impossible sizes " + std::to_string(h.nrows) + " x " + std::to_string(h.ncols) +
+                      ", " + std::to_string(h.nvals) + " entries");
   const std::uint64_t nvals = static_cast<std::uint64_t>(h.nvals);
   const std::uint64_t expected = sizeof h + (static_cast<std::uint64_t>(h.nrows) + 1) * sizeof(Offset) +
-                                 nvals * sizeof(Vid) + (iso ? 0 : nvals * type_size(code));
+                                 nvals * sizeof(Vid) + (iso ? 0 : nvals * type_size(code)) +
+                                 (relabelled ? static_cast<std::uint64_t>(h.nrows) * sizeof(Index) : 0);
   if (size < expected)
-    corrupt(path, "truncated file: " + std::to_string(size) + " bytes, the header announces " + std::to_string(expected));
+    corrupt(path,
+            "truncated file: " + std::to_string(size) + " bytes, the header announces " + std::to_string(expected));
   if (size > expected)
     corrupt(path, std::to_string(size - expected) + " unexpected bytes after the data (" + std::to_string(expected) +
                       " expected)");
@@ -283,7 +328,24 @@ Matrix<T> read_binary(ByteSource& in, std::string* header) {
       c.values = read_values_as<T, U>(in, static_cast<std::size_t>(nvals));
     }
   });
-  return Matrix<T>::from_valid_csr(std::move(c));
+  Matrix<T> A = Matrix<T>::from_valid_csr(std::move(c));
+  if (!relabelled) {
+    if (relabelling) *relabelling = Relabelling::identity(A.nrows());
+    return A;
+  }
+  std::vector<Index> original(static_cast<std::size_t>(h.nrows));
+  in.read(original.data(), original.size() * sizeof(Index), "the original ids");
+  Relabelling r;
+  try {
+    r = Relabelling::from_original_ids(std::move(original), ordering);
+  } catch (const Error& e) {
+    corrupt(path, std::string("corrupt data: ") + e.what());
+  }
+  if (relabelling) {
+    *relabelling = std::move(r);
+    return A;
+  }
+  return relabel(A, r.inverse());  // back to the original ids
 }
 
 }  // namespace
@@ -295,6 +357,17 @@ Matrix<T> read_binary_graph(const std::string& path) {
   return io_detail::read_binary_input<T>(io_detail::open_input(path, o), nullptr);
 }
 
+template <class T>
+RelabelledGraph<T> read_relabelled_graph(const std::string& path) {
+  ReadOptions o;
+  o.format = FileFormat::Binary;
+  const io_detail::Input in = io_detail::open_input(path, o);  // outlives src, which reads its descriptor
+  ByteSource src(in);
+  RelabelledGraph<T> g;
+  g.matrix = read_binary<T>(src, nullptr, &g.relabelling);
+  return g;
+}
+
 namespace io_detail {
 
 bool has_gbc_magic(const char* bytes, std::size_t size) {
@@ -304,7 +377,7 @@ bool has_gbc_magic(const char* bytes, std::size_t size) {
 template <class T>
 Matrix<T> read_binary_input(const Input& in, std::string* header) {
   ByteSource src(in);
-  return read_binary<T>(src, header);
+  return read_binary<T>(src, header, nullptr);
 }
 
 CooData read_binary_coo(const Input& in) {
@@ -331,9 +404,11 @@ CooData read_binary_coo(const Input& in) {
 
 }  // namespace io_detail
 
-#define GBCUDA_INSTANTIATE_BINARY(T)                                         \
-  template void write_binary_graph<T>(const std::string&, const Matrix<T>&); \
-  template Matrix<T> read_binary_graph<T>(const std::string&);               \
+#define GBCUDA_INSTANTIATE_BINARY(T)                                                  \
+  template void write_binary_graph<T>(const std::string&, const Matrix<T>&);          \
+  template void write_binary_graph<T>(const std::string&, const RelabelledGraph<T>&); \
+  template Matrix<T> read_binary_graph<T>(const std::string&);                        \
+  template RelabelledGraph<T> read_relabelled_graph<T>(const std::string&);           \
   template Matrix<T> io_detail::read_binary_input<T>(const io_detail::Input&, std::string*);
 GBCUDA_FOR_EACH_TYPE(GBCUDA_INSTANTIATE_BINARY)
 #undef GBCUDA_INSTANTIATE_BINARY

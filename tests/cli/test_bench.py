@@ -21,7 +21,7 @@ TOO_LARGE = "skipped (too large for the CPU baselines in this run)"
 HOST_KERNELS = ["auto", "pull", "algebra"]  # the kernels that run on the host backend
 CASE_KEYS = ["graph", "vertices", "entries", "name", "kind", "source", "source_kind", "status", "note", "device",
              "levels", "reached", "edges_traversed", "seconds_median", "seconds_min", "seconds", "gteps", "runs",
-             "runs_planned", "warmup_runs", "peak_device_bytes", "validated", "compared_with"]
+             "runs_planned", "warmup_runs", "peak_device_bytes", "validated", "compared_with", "ordering"]
 
 # A small directed graph with known answers: out-degrees 0:1 1:1 2:1 3:3 4:0 5:3 6:0 7:0, so the
 # highest-degree vertex is 3 (tied with 5; the lower id wins) and 0, 1, 2, 5 are the other
@@ -237,6 +237,38 @@ def main():
             c.check(len(rows) == 1 and " graphblas " not in rows[0], "--no-graphblas: only the kernel's row",
                     out[-800:])
 
+        # 4b. --reorder: each kernel once per ordering, the same answers in the graph's own ids, the
+        # baselines once, the orderings' cost recorded.
+        out4 = os.path.join(tmp, "out4.json")
+        rc, out, err, secs = c.run_timed([tie, karate, "--device", "host", "--kernels", "auto,pull", "--reorder",
+                                          "none,degree,rcm", "--sources", "2", "--repeat", "2", "--warmup", "1",
+                                          "--json", out4])
+        if c.check(rc == 0, "--reorder: exit 0", err[-1500:]):
+            c.check(" order " in out.splitlines()[0] and " rcm " in out, "--reorder: the table has an order column")
+            c.check("relabelling (rcm)" in err, "--reorder: progress names the relabelling", err[-600:])
+            j = load_json(c, out4, "--reorder")
+            if j:
+                check_header(c, j, "--reorder")
+                c.check(j["settings"].get("orderings") == ["none", "degree", "rcm"], "--reorder: settings.orderings")
+                for g in j["graphs"]:
+                    ords = g.get("orderings", [])
+                    c.check([o["ordering"] for o in ords] == ["degree", "rcm"] and
+                            all(is_number(o["seconds"]) and o["error"] is None for o in ords),
+                            f"--reorder: {g['graph']}: the orderings' cost", str(ords))
+                    for src in [x["vertex"] for x in g["sources"]]:
+                        rows = [x for x in j["cases"] if x["graph"] == g["graph"] and x["source"] == src]
+                        got = [(x["name"], x["ordering"]) for x in rows]
+                        want = [(k, o) for o in ("none", "degree", "rcm") for k in ("auto", "pull")]
+                        want.append(("graphblas", "none"))
+                        c.check(got == want, f"--reorder: {g['graph']} source {src}: one row per kernel and ordering",
+                                str(got))
+                        c.check(all(x["status"] == "ok" for x in rows) and
+                                len({(x["levels"], x["reached"], x["edges_traversed"]) for x in rows}) == 1,
+                                f"--reorder: {g['graph']} source {src}: every ordering gives the same answer",
+                                str([(x["status"], x["note"], x["levels"], x["reached"]) for x in rows]))
+                        c.check(rows and rows[0]["validated"] and all(x["compared_with"] == "auto" for x in rows[1:]),
+                                f"--reorder: {g['graph']} source {src}: checked against the first row")
+
         # 5. Usage errors: exit 2, a message on stderr, nothing on stdout, no JSON written.
         bad_json = os.path.join(tmp, "bad.json")
         bad = [
@@ -252,6 +284,8 @@ def main():
             ("missing file", [os.path.join(tmp, "nope.mtx")]),
             ("bad spec", ["kron:abc:16"]),
             ("zero timeout", [tie, "--timeout-per-case", "0"]),
+            ("unknown ordering", [tie, "--reorder", "none,gorder"]),
+            ("ordering twice", [tie, "--reorder", "rcm,rcm"]),
             ("json folder missing", [tie, "--json", os.path.join(tmp, "no", "such", "dir", "x.json")]),
         ]
         for name, argv in bad:
@@ -263,7 +297,7 @@ def main():
 
         rc, out, err, _ = c.run_timed(["--help"])
         if c.check(rc == 0, "--help: exit 0"):
-            for opt in ["--kernels", "--sources", "--seed", "--repeat", "--warmup", "--device", "--json", "--preset",
+            for opt in ["--reorder", "--kernels", "--sources", "--seed", "--repeat", "--warmup", "--device", "--json", "--preset",
                         "--no-graphblas", "--no-host", "--host-max-entries", "--timeout-per-case"]:
                 c.check(opt in out, f"--help mentions {opt}")
 

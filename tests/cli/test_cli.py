@@ -20,10 +20,11 @@ import time
 from checker import Checker
 
 OPTIONS = ["--source", "--device", "--direction", "--format", "--transpose", "--symmetrize", "--levels",
-           "--parents", "--repeat", "--validate", "--json", "--verbose", "--help", "--kernel", "--save", "--index-base"]
+           "--parents", "--repeat", "--validate", "--json", "--verbose", "--help", "--kernel", "--save", "--index-base",
+           "--reorder"]
 JSON_KEYS = ["file", "format", "vertices", "entries", "source", "source_choice", "source_seed", "reached", "levels", "device", "backend", "direction", "kernel",
              "level_loop", "repeat", "seconds_median", "seconds_min", "gteps", "edges_traversed", "edges_counted_as",
-             "validated", "level_sizes"]
+             "validated", "level_sizes", "ordering", "ordering_from", "ordering_seconds"]
 RUN_TIMEOUT = 120  # seconds for one bfs_spmv run
 # Every --kernel name (gbcuda::bfs_kernels(), then algebra); auto, pull and algebra also run on the host.
 KERNELS = ["auto", "pull", "queue-warp", "queue-block", "queue-global", "single-block", "algebra"]
@@ -924,6 +925,66 @@ def test_generated_and_save(c, tmp, matrices, gpu):
     c.expect_exit("--save into a missing folder", [os.path.join(matrices, "karate.mtx"), "--save", bad_dir], 2)
 
 
+def test_reorder(c, tmp, matrices, expected, gpu):
+    """--reorder: the answers in the file's own ids whatever the ordering; --save keeps the ordering."""
+    devices = ["host"] + (["cuda"] if gpu and built_with_cuda(c) else [])
+    for sample in ("west0067.mtx", "bcsstk13.mtx", "karate.mtx"):
+        path = os.path.join(matrices, sample)
+        if not c.check(os.path.isfile(path) and sample in expected, f"{sample}: sample and its answer present"):
+            continue
+        arcs = read_arcs(path)
+        for device in devices:
+            for ordering in ("degree", "rcm"):
+                tag = f"{sample} --reorder {ordering} --device {device}"
+                res = run_and_check(c, tmp, tag, path, ["--reorder", ordering, "--device", device], expected[sample],
+                                    arcs)
+                if isinstance(res, dict):
+                    c.check(res.get("ordering") == ordering and res.get("ordering_from") == "computed" and
+                            isinstance(res.get("ordering_seconds"), float) and res["ordering_seconds"] >= 0,
+                            f"{tag}: JSON names the ordering and its cost",
+                            f"{res.get('ordering')} {res.get('ordering_from')} {res.get('ordering_seconds')}")
+                    c.check(res.get("source") == 0, f"{tag}: source 0 is the file's vertex 0", str(res.get("source")))
+
+    # The same source whatever the ordering (max-degree and random pick among the file's ids), the
+    # same levels; a saved ordering is read back and used, undone with --reorder none, replaced.
+    src = "kron:10:8"
+    lv = os.path.join(tmp, "ro.levels")
+    base = c.expect_exit(f"{src} plain", [src, "--source", "max-degree", "--levels", lv, "--json", "--device",
+                                          "host"], 0, stdout_json=True)
+    if not isinstance(base, dict):
+        return
+    want = read_column(lv)
+    gbc = os.path.join(tmp, "kron-rcm.gbc")
+    runs = [("--reorder rcm --save", [src, "--reorder", "rcm", "--save", gbc], "rcm", "computed"),
+            ("saved rcm file", [gbc], "rcm", "file"),
+            ("saved rcm file --format gbc", [gbc, "--format", "gbc"], "rcm", "file"),
+            ("saved rcm file --reorder rcm", [gbc, "--reorder", "rcm"], "rcm", "file"),
+            ("saved rcm file --reorder none", [gbc, "--reorder", "none"], "none", "restored"),
+            ("saved rcm file --reorder degree", [gbc, "--reorder", "degree"], "degree", "computed"),
+            ("saved rcm file --source random", [gbc, "--source", "random:3"], "rcm", "file"),
+            ("saved rcm file --transpose", [gbc, "--transpose"], "rcm", "file")]
+    plain_random = c.expect_exit(f"{src} --source random:3", [src, "--source", "random:3", "--json", "--device",
+                                                               "host"], 0, stdout_json=True)
+    for tag, args, ordering, origin in runs:
+        source = [] if "--source" in args else ["--source", "max-degree"]
+        res = c.expect_exit(tag, [*args, *source, "--levels", lv, "--json", "--validate", "--device", "host"], 0,
+                            stdout_json=True)
+        if not isinstance(res, dict):
+            continue
+        c.check(res.get("ordering") == ordering and res.get("ordering_from") == origin,
+                f"{tag}: ordering {ordering} ({origin})", f"{res.get('ordering')} ({res.get('ordering_from')})")
+        if "--source" in args:
+            c.check(isinstance(plain_random, dict) and res.get("source") == plain_random.get("source"),
+                    f"{tag}: random:3 picks the same vertex as without an ordering",
+                    f"{res.get('source')} vs {plain_random and plain_random.get('source')}")
+        else:
+            c.check(res.get("source") == base.get("source") and read_column(lv) == want,
+                    f"{tag}: same source and levels as the plain run", f"source {res.get('source')}")
+    out = c.expect_exit("--reorder --help", ["--help"], 0)
+    c.check(out is not None and "--reorder" in out and "rcm" in out, "--help describes --reorder")
+    c.expect_exit("--reorder unknown", [src, "--reorder", "gorder"], 2)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bin", required=True, help="folder holding bfs_spmv")
@@ -951,6 +1012,7 @@ def main():
         test_inputs(c, tmp, args.matrices)
         test_kernels(c, tmp, args.matrices, expected, gpu)
         test_generated_and_save(c, tmp, args.matrices, gpu)
+        test_reorder(c, tmp, args.matrices, expected, gpu)
     print(f"test_cli: {time.monotonic() - start:.1f} s")
     print(f"{c.passed} passed, {c.failed} failed")
     return 1 if c.failed else 0
