@@ -18,8 +18,8 @@
 //                 merged into the block queue with one shared atomic per warp, then as above;
 //                 a full warp queue is merged early, a full block queue spills (one global
 //                 atomic per warp).
-// The input is expanded tile by tile with degree binning (expand_tile in common.cuh): rows
-// >= 1024 by the block, >= 32 by a warp.
+// The input is expanded tile by tile (expand_tile in common.cuh): rows >= 1024 by the block, the
+// others' edges dealt out evenly over the block's threads.
 #include "cuda/product/targets.cuh"
 
 #if defined(__CUDACC__)

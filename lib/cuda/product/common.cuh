@@ -26,8 +26,7 @@ namespace gbcuda::detail::cuda::product {
 using ull = unsigned long long;
 inline constexpr unsigned kFullMask = 0xffffffffu;
 inline constexpr int kThreads = 1024;         // block size of the product and fused kernels
-inline constexpr Offset kWarpDegree = 32;     // rows this long are expanded by a warp ...
-inline constexpr Offset kBlockDegree = 1024;  // ... and rows this long by the whole block
+inline constexpr Offset kBlockDegree = 1024;  // rows this long are expanded by the whole block
 
 // What decides the next level of a chain of products (the fused BFS, and the single-block body's
 // levels): the policy, the queue capacities, the output length, whether pull is possible.
@@ -146,9 +145,67 @@ struct BigRow {
   Offset begin, end;
 };
 
+// Scratch of expand_tile's even dealing of a tile's edges: one copy per block, whatever the
+// instantiation (a __shared__ array in a template would be one per instantiation).
+struct GatherShared {
+  int start[kThreads];     // first edge of each row, rows laid end to end
+  Offset delta[kThreads];  // the row's first index in out_idx minus its start
+  Vid u[kThreads];         // the row's vertex
+  Offset warp_sums[33];
+};
+__device__ __forceinline__ GatherShared& gather_shared() {
+  __shared__ GatherShared s;
+  return s;
+}
+
+// Exclusive prefix sum of one value per thread over the block (warp shuffles, then the warp
+// totals in `warp_sums`, 33 entries); `total` receives the block's sum. Every thread calls it.
+__device__ __forceinline__ Offset block_exclusive_sum(Offset x, Offset* warp_sums, Offset& total) {
+  const unsigned lane = lane_id(), warp = threadIdx.x / 32, warps = blockDim.x / 32;
+  Offset incl = x;
+#pragma unroll
+  for (int d = 1; d < 32; d <<= 1) {
+    const Offset y = __shfl_up_sync(kFullMask, incl, d);
+    if (lane >= unsigned(d)) incl += y;
+  }
+  if (lane == 31) warp_sums[warp] = incl;
+  __syncthreads();
+  if (warp == 0) {
+    const Offset w = lane < warps ? warp_sums[lane] : 0;
+    Offset wi = w;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+      const Offset y = __shfl_up_sync(kFullMask, wi, d);
+      if (lane >= unsigned(d)) wi += y;
+    }
+    if (lane < warps) warp_sums[lane] = wi - w;
+    if (lane == 31) warp_sums[32] = wi;
+  }
+  __syncthreads();
+  total = warp_sums[32];
+  return warp_sums[warp] + incl - x;
+}
+
+// The largest r in [0, rows) with start[r] <= e (start ascending, start[0] = 0 <= e): the row
+// holding edge e of the rows laid end to end (rows without edges share their successor's start
+// and are never the largest).
+__device__ __forceinline__ int row_of_edge(const int* start, int rows, int e) {
+  int lo = 0, hi = rows - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (start[mid] <= e) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
 // Expands the input entries [tile, min(end, tile + blockDim.x)) of `in` along the push rows:
-// rows of kBlockDegree or more by the whole block, rows of kWarpDegree or more by a warp, the rest
-// by their own thread. Every thread of the block calls it (it synchronizes the block); warps stay
+// rows of kBlockDegree or more by the whole block, one at a time; then, when every other row fits
+// one batch of kShortBatch edges (meshes), each by its own thread in one step; otherwise the other
+// rows' edges laid end to end and dealt out evenly, kShortBatch x blockDim.x edges per step (the
+// scan-based gather of Merrill et al.), so that a tile of rows of ~30 edges costs a few steps, not
+// one step per edge of the longest row (urand:22:16's early levels took 100+ us each that way,
+// 2026-11-24). Every thread of the block calls it (it synchronizes the block); warps stay
 // converged around every append. `big->owner` must be INT_MAX on entry (and is on exit).
 // FreshIn: `in` was written during this launch (see load()).
 template <bool FreshIn, class Tgt, class Appender>
@@ -186,30 +243,15 @@ __device__ void expand_tile(const Tgt& t, int lvl, const Vid* in, Index end, Ind
     }
   }
 
-  // 2. Long rows: the warp takes them one at a time.
-  unsigned want;
-  while ((want = __ballot_sync(kFullMask, deg >= kWarpDegree)) != 0) {
-    const int leader = __ffs(want) - 1;
-    const Vid wu = __shfl_sync(kFullMask, u, leader);
-    const Offset wb = __shfl_sync(kFullMask, beg, leader);
-    const Offset we = wb + __shfl_sync(kFullMask, deg, leader);
-    if (int(lane_id()) == leader) deg = 0;
-    for (Offset base = wb; base < we; base += 32) {  // warp-uniform bounds
-      const Offset e = base + lane_id();
-      const bool h = e < we;
-      visit(t, lvl, h, h ? idx[e] : 0, wu, app, new_edges);
-    }
-  }
-
-  // 3. Short rows (< kWarpDegree): each thread its own, the warp iterating together, a batch of
-  //    kShortBatch edges per step (all loads, then all claims, then the appends).
-  for (Offset j = 0; __any_sync(kFullMask, j < deg); j += kShortBatch) {
+  // 2. Rows of at most kShortBatch edges only: each thread its own, in one step (all loads, then
+  //    all claims, then the appends).
+  if (!__syncthreads_or(deg > kShortBatch)) {
     Vid v[kShortBatch];
     bool won[kShortBatch];
 #pragma unroll
     for (int k = 0; k < kShortBatch; ++k) {
-      won[k] = j + k < deg;
-      v[k] = won[k] ? idx[beg + j + k] : 0;
+      won[k] = k < deg;
+      v[k] = won[k] ? idx[beg + k] : 0;
     }
 #pragma unroll
     for (int k = 0; k < kShortBatch; ++k) won[k] = won[k] && t.claim(v[k]);
@@ -218,7 +260,42 @@ __device__ void expand_tile(const Tgt& t, int lvl, const Vid* in, Index end, Ind
       if (won[k]) t.won(v[k], u, lvl, new_edges);
       app.append(won[k], v[k], t.payload(u));
     }
+    return;
   }
+
+  // 3. Longer rows: their edges end to end, dealt out evenly; each step's loads, then its claims,
+  //    are independent of each other.
+  GatherShared& g = gather_shared();
+  Offset total = 0;
+  const Offset start = block_exclusive_sum(deg, g.warp_sums, total);
+  g.start[threadIdx.x] = int(start);  // < 1024 rows of < kBlockDegree edges: fits an int
+  g.delta[threadIdx.x] = beg - start;
+  g.u[threadIdx.x] = u;
+  __syncthreads();
+  const int rows = int(min(Index(blockDim.x), end - tile));
+  for (int base = 0; base < int(total); base += kShortBatch * int(blockDim.x)) {  // block-uniform bounds
+    Vid v[kShortBatch], from[kShortBatch];
+    bool won[kShortBatch];
+#pragma unroll
+    for (int k = 0; k < kShortBatch; ++k) {
+      const int e = base + k * int(blockDim.x) + int(threadIdx.x);
+      won[k] = e < int(total);
+      v[k] = from[k] = 0;
+      if (won[k]) {
+        const int r = row_of_edge(g.start, rows, e);
+        v[k] = idx[g.delta[r] + e];
+        from[k] = g.u[r];
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < kShortBatch; ++k) won[k] = won[k] && t.claim(v[k]);
+#pragma unroll
+    for (int k = 0; k < kShortBatch; ++k) {
+      if (won[k]) t.won(v[k], from[k], lvl, new_edges);
+      app.append(won[k], v[k], t.payload(from[k]));
+    }
+  }
+  __syncthreads();  // every thread is done with the scratch before the next tile refills it
 }
 
 // Shared-memory queue: entries (and, when the target carries one, a payload per entry).
@@ -308,11 +385,9 @@ __device__ inline Control load_control(const Control* p) {
 
 #endif  // __CUDACC__
 
-// Dynamic shared memory a kernel may use without opting in.
-inline constexpr std::size_t kDefaultDynamicSmem = 48 * 1024;
-
 // Opts `kernel` in to `bytes` of dynamic shared memory when that is more than it was allowed so
-// far (`raised`: a static per kernel at the call site).
+// far (`raised`: a static per kernel at the call site, starting at 0: the default allowance is
+// 48 KB less the kernel's static shared memory, so no size is assumed to fit without asking).
 template <class Kernel>
 void allow_dynamic_smem(Kernel* kernel, std::size_t bytes, std::size_t& raised) {
   if (bytes <= raised) return;

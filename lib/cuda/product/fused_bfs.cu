@@ -174,7 +174,7 @@ int fused_blocks(const Capacities& caps, int sms) {
   CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   const std::size_t smem = fused_smem_bytes(caps);
   if (smem + 1024 > std::size_t(optin)) return 0;
-  static thread_local std::size_t raised = kDefaultDynamicSmem;
+  static thread_local std::size_t raised = 0;
   allow_dynamic_smem(fused_kernel, smem, raised);
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fused_kernel, kThreads, smem));
   return per_sm * sms;
@@ -239,7 +239,12 @@ void fused_bfs(const Graph& g, Index source, bool parents, const ProductPolicy& 
                                           " entries does not fit in shared memory (" + std::to_string(optin) +
                                           " bytes per block)");
   const int blocks = fused_blocks(caps, sms);
-  if (blocks == 0) throw Error(Status::NotImplemented, "this GPU cannot run the fused BFS (no cooperative launch)");
+  if (blocks == 0)
+    throw Error(Status::NotImplemented, persistent_kernels_available()
+                                            ? "the fused BFS kernel does not fit on this GPU (" +
+                                                  std::to_string(fused_smem_bytes(caps)) +
+                                                  " bytes of dynamic shared memory per block)"
+                                            : std::string("this GPU cannot run the fused BFS (no cooperative launch)"));
 
   // State on the device.
   const Index words = (n + 31) / 32;
