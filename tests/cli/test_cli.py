@@ -980,6 +980,26 @@ def test_reorder(c, tmp, matrices, expected, gpu):
         else:
             c.check(res.get("source") == base.get("source") and read_column(lv) == want,
                     f"{tag}: same source and levels as the plain run", f"source {res.get('source')}")
+    # A directed graph: an ordering saved with the graph holds for its transpose (orderings look at
+    # A + A'), and the answers stay the file's.
+    west = os.path.join(matrices, "west0067.mtx")
+    if os.path.isfile(west):
+        wgbc = os.path.join(tmp, "west-rcm.gbc")
+        for extra in ([], ["--transpose"]):
+            plain = c.expect_exit(f"west0067 {' '.join(extra)} plain", [west, *extra, "--source", "5", "--levels", lv,
+                                                                        "--json", "--device", "host"], 0,
+                                  stdout_json=True)
+            want_w = read_column(lv) if isinstance(plain, dict) else None
+            if not extra:
+                c.expect_exit("west0067 --reorder rcm --save", [west, "--reorder", "rcm", "--save", wgbc, "--device",
+                                                                "host"], 0)
+            res = c.expect_exit(f"west0067 saved rcm {' '.join(extra)}", [wgbc, *extra, "--source", "5", "--levels", lv,
+                                                                          "--validate", "--json", "--device", "host"],
+                                0, stdout_json=True)
+            if isinstance(res, dict) and want_w is not None:
+                c.check(res.get("ordering") == "rcm" and read_column(lv) == want_w,
+                        f"west0067 saved rcm {' '.join(extra)}: the plain run's levels",
+                        f"{res.get('ordering')} {read_column(lv)[:10]} vs {want_w[:10]}")
     out = c.expect_exit("--reorder --help", ["--help"], 0)
     c.check(out is not None and "--reorder" in out and "rcm" in out, "--help describes --reorder")
     c.expect_exit("--reorder unknown", [src, "--reorder", "gorder"], 2)
