@@ -8,6 +8,7 @@ Standard library only. Usage (as tests/CMakeLists.txt runs it):
 import argparse
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -268,6 +269,32 @@ def main():
                                 str([(x["status"], x["note"], x["levels"], x["reached"]) for x in rows]))
                         c.check(rows and rows[0]["validated"] and all(x["compared_with"] == "auto" for x in rows[1:]),
                                 f"--reorder: {g['graph']} source {src}: checked against the first row")
+
+        # 4c. A .gbc file saved with an ordering (by bfs_spmv): that ordering is used, not computed
+        # again; the baselines search the graph in its original ids; the answers are the same.
+        spmv = os.path.join(os.path.dirname(exe), "bfs_spmv")
+        gbc = os.path.join(tmp, "karate-rcm.gbc")
+        rc_s = subprocess.run([spmv, karate, "--reorder", "rcm", "--save", gbc, "--device", "host"],
+                              capture_output=True, text=True, timeout=RUN_TIMEOUT).returncode
+        out5 = os.path.join(tmp, "out5.json")
+        if c.check(rc_s == 0 and os.path.isfile(gbc), "bfs_spmv --reorder rcm --save writes a .gbc"):
+            rc, out, err, secs = c.run_timed([gbc, "--device", "host", "--reorder", "none,rcm,degree", "--repeat", "1",
+                                              "--warmup", "0", "--json", out5])
+            if c.check(rc == 0, "saved ordering: exit 0", err[-1500:]):
+                c.check("rcm ordering saved in the file" in err, "saved ordering: stderr says it came from the file",
+                        err[-600:])
+                j = load_json(c, out5, "saved ordering")
+                if j:
+                    ords = {o["ordering"]: o for o in j["graphs"][0].get("orderings", [])}
+                    c.check(ords.get("rcm", {}).get("from_file") is True and
+                            ords.get("degree", {}).get("from_file") is False,
+                            "saved ordering: rcm from the file, degree computed", str(ords))
+                    rows = j["cases"]
+                    c.check(len(rows) == 4 and all(x["status"] == "ok" for x in rows) and
+                            len({(x["levels"], x["reached"]) for x in rows}) == 1 and
+                            rows[0]["vertices"] == 34,
+                            "saved ordering: every ordering and GraphBLAS agree on karate",
+                            str([(x["name"], x["ordering"], x["status"], x["levels"]) for x in rows]))
 
         # 5. Usage errors: exit 2, a message on stderr, nothing on stdout, no JSON written.
         bad_json = os.path.join(tmp, "bad.json")
