@@ -542,10 +542,9 @@ void Bench::run_graph(const std::string& name, std::size_t index, std::size_t co
   try {
     if (g.generated) {
       A = gbcuda::generate_graph(name, backend_);
-    } else if (gbcuda::ReadOptions quiet{.on_warning = [](const std::string&) {}};  // read_matrix warns
-               gbcuda::detect_format(name, quiet) == gbcuda::FileFormat::Binary) {
+    } else if (gbcuda::is_binary_graph_file(name)) {
       gbcuda::RelabelledGraph<bool> rg = gbcuda::read_relabelled_graph<bool>(name);
-      if (rg.relabelling.ordering() == gbcuda::Ordering::None) {
+      if (rg.relabelling.is_identity()) {
         A = std::move(rg.matrix);
       } else {  // the baselines and the checks work in the file's original ids
         A = gbcuda::relabel(rg.matrix, rg.relabelling.inverse());
@@ -660,7 +659,7 @@ void Bench::run_graph(const std::string& name, std::size_t index, std::size_t co
       fmt::print(stderr, "bfs_bench: {}: relabelling ({}) ...\n", name, rec.name);
       const Clock::time_point t1 = Clock::now();
       try {
-        rec.from_file = saved && saved->relabelling.ordering() == ordering;
+        rec.from_file = saved && saved->relabelling.ordering() == ordering;  // (None never gets here)
         gbcuda::RelabelledGraph<bool> rg = rec.from_file ? *saved : gbcuda::relabel(A, ordering);
         M = std::move(rg.matrix);
         relabelling = std::move(rg.relabelling);
@@ -792,7 +791,8 @@ int Bench::print_table() const {
       "mark: the resident graph, any cached transpose and the kernel's temporaries). Every result is checked:\n"
       "the first row of each graph/source with validate_bfs, the others against its levels.\n"
       "order: the vertex ordering the kernel searched in (--reorder; sources and levels in the graph's own ids;\n"
-      "the relabelling is not timed, its cost is in --json and on stderr); baselines search the graph as given.\n",
+      "the relabelling is not timed, its cost is in --json and on stderr); every --kernels entry, seed kernels\n"
+      "included, runs once per ordering; the host and graphblas baselines search the graph as given.\n",
       o_.repeat, o_.warmup, kEdgesCountedAs);
   const int f = failures();
   if (f) fmt::print("{} case(s) FAILED or in error.\n", f);
@@ -928,7 +928,8 @@ void build_cli(CLI::App& app, Options& o) {
   app.add_option("--reorder", o.reorder,
                  "Vertex orderings to run the gbcuda kernels in, comma-separated: none, degree, rcm; each is\n"
                  "computed once per graph (its time on stderr and in --json, never in a BFS time), sources and\n"
-                 "levels stay in the graph's own ids; baselines run as given (default none)")
+                 "levels stay in the graph's own ids; every --kernels entry runs once per ordering, the host and\n"
+                 "graphblas baselines on the graph as given (default none)")
       ->type_name("LIST");
   app.add_option("--sources", o.sources, "Random non-isolated sources beside the highest-out-degree vertex (default 0)")
       ->type_name("K")

@@ -293,21 +293,12 @@ void write_column(const Output& out, const std::vector<V>& values) {
   if (!std::cout) throw gbcuda::Error(gbcuda::Status::IoError, fmt::format("{}: cannot write to stdout", out.option));
 }
 
-// True when `file` is a .gbc file read by name (--format gbc, or auto and the content says so):
-// then it is read with its saved ordering. Pipes are left to the generic reader, which gives a
-// relabelled file back in the original ids (detection would consume them).
+// True when `file` is a .gbc file read by name (--format gbc, or auto and the file starts with the
+// .gbc magic): then it is read with its saved ordering. Pipes are left to the generic reader,
+// which gives a relabelled file back in the original ids.
 bool is_gbc_file(const std::string& file, const gbcuda::ReadOptions& ropt) {
   if (ropt.format == gbcuda::FileFormat::Binary) return true;
-  std::error_code ec;
-  if (ropt.format != gbcuda::FileFormat::Auto || !std::filesystem::is_regular_file(file, ec)) return false;
-  gbcuda::ReadOptions quiet = ropt;
-  quiet.report = nullptr;
-  quiet.on_warning = [](const std::string&) {};  // the real read reports them
-  try {
-    return gbcuda::detect_format(file, quiet) == gbcuda::FileFormat::Binary;
-  } catch (const gbcuda::Error&) {
-    return false;  // the real read names the problem
-  }
+  return ropt.format == gbcuda::FileFormat::Auto && gbcuda::is_binary_graph_file(file);
 }
 
 // What --reorder did: "none", "file" (the ordering a .gbc file held), "computed", or "restored"
@@ -329,9 +320,10 @@ struct Reordering {
 Reordering reorder(const Options& o, gbcuda::Matrix<bool>& A, gbcuda::Relabelling& relabelling) {
   Reordering r;
   const gbcuda::Ordering saved = relabelling.ordering();
+  const bool identity = relabelling.is_identity();
   const gbcuda::Ordering want = o.reorder.empty() ? saved : gbcuda::parse_ordering(o.reorder);
-  if (want == saved) {
-    r.from = saved == gbcuda::Ordering::None ? "none" : "file";
+  if (want == gbcuda::Ordering::None ? identity : want == saved) {
+    r.from = identity ? "none" : "file";
     return r;
   }
   const auto t0 = std::chrono::steady_clock::now();
@@ -559,7 +551,7 @@ int run(const Options& o, bool file_given) {
   // The orderings look at A + A', so a saved one holds for --transpose and --symmetrize too.
   const Reordering reordering = reorder(o, A, relabelling);
   if (outs.save) {
-    if (relabelling.ordering() == gbcuda::Ordering::None) gbcuda::write_binary_graph(outs.save->path, A);
+    if (relabelling.is_identity()) gbcuda::write_binary_graph(outs.save->path, A);
     else gbcuda::write_binary_graph(outs.save->path, gbcuda::RelabelledGraph<bool>{A, relabelling});
     if (o.verbose) fmt::print(stderr, "bfs_spmv: saved the graph to {}\n", outs.save->path);
   }

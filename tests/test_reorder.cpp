@@ -289,4 +289,35 @@ TEST(RelabelledGbc, KeepsTheOrderingAndRestoresTheOriginalIds) {
   std::filesystem::remove(path);
 }
 
+TEST(RelabelledGbc, DroppedValuesDoNotHideTheOriginalIds) {
+  // A relabelled matrix with values read as bool (structure only): the values section is skipped
+  // and the original ids after it are still found.
+  std::vector<Index> I, J;
+  std::vector<double> X;
+  std::mt19937_64 rng(17);
+  const Index n = 300;
+  for (int k = 0; k < 1500; ++k) {
+    I.push_back(Index(rng() % n));
+    J.push_back(Index(rng() % n));
+    X.push_back(double(1 + rng() % 100));
+  }
+  const Matrix<double> A = Matrix<double>::from_coo(n, n, I, J, X, gbcuda::DuplicatePolicy::Last);
+  const auto g = gbcuda::relabel(A, Ordering::Degree);
+  const std::string path = temp_path("values.gbc");
+  gbcuda::write_binary_graph(path, g);
+  const auto as_bool = gbcuda::read_relabelled_graph<bool>(path);
+  EXPECT_EQ(as_bool.relabelling.original_ids(), g.relabelling.original_ids());
+  std::map<std::pair<Index, Index>, bool> pattern;
+  for (const auto& [ij, x] : entries(g.matrix)) pattern[ij] = true;
+  EXPECT_EQ(entries(as_bool.matrix), pattern);
+  std::map<std::pair<Index, Index>, bool> original;
+  for (const auto& [ij, x] : entries(A)) original[ij] = true;
+  EXPECT_EQ(entries(gbcuda::read_binary_graph<bool>(path)), original);
+  EXPECT_EQ(entries(gbcuda::read_binary_graph<double>(path)), entries(A));
+  EXPECT_TRUE(gbcuda::is_binary_graph_file(path));
+  EXPECT_FALSE(gbcuda::is_binary_graph_file(std::string(GBCUDA_MATRICES_DIR) + "/karate.mtx"));
+  EXPECT_FALSE(gbcuda::is_binary_graph_file(temp_path("no-such-file.gbc")));
+  std::filesystem::remove(path);
+}
+
 }  // namespace

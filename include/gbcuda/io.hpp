@@ -126,6 +126,10 @@ template <class T>
 Matrix<T> read_binary_graph(const std::string& path);
 template <class T>
 RelabelledGraph<T> read_relabelled_graph(const std::string& path);
+// True when `path` is a regular file that starts with the .gbc magic. Reads its first 8 bytes
+// only (detect_format reads a text file whole); false for pipes, directories and files that
+// cannot be opened.
+bool is_binary_graph_file(const std::string& path);
 
 // How write_file_atomically writes a path.
 struct OutputTarget {

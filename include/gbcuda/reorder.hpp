@@ -16,7 +16,7 @@ namespace gbcuda {
 
 enum class Ordering {
   None,    // the ids as given
-  Degree,  // by out-degree + in-degree, highest first (ties: lower original id first)
+  Degree,  // by out-degree + in-degree, highest first (ties: the lower id in the matrix ordered)
   Rcm,     // reverse Cuthill-McKee over A + A', each component from a pseudo-peripheral vertex
 };
 const char* to_string(Ordering o);

@@ -98,6 +98,15 @@ class ByteSource {
     if (bytes > 0) std::memcpy(dst, mem_ + pos_, bytes);
     pos_ += bytes;
   }
+  // Moves past `bytes` without keeping them (a section the reader drops).
+  void skip(std::uint64_t bytes, const char* what) {
+    if (mem_) {
+      if (bytes > size_ - pos_) corrupt(path_, std::string("truncated file: it ends inside ") + what);
+      pos_ += bytes;
+    } else if (::lseek(fd_, static_cast<off_t>(bytes), SEEK_CUR) < 0) {
+      throw Error(Status::IoError, "cannot read " + path_ + ": " + std::strerror(errno));
+    }
+  }
 
  private:
   void read_fd(void* dst, std::size_t bytes, const char* what) {
@@ -323,7 +332,8 @@ Matrix<T> read_binary(ByteSource& in, std::string* header, Relabelling* relabell
     if (iso) {
       c.iso_value = iso_as<T, U>(h.iso_bits);
     } else if constexpr (std::is_same_v<T, bool> && !std::is_same_v<U, bool>) {
-      c.iso_value = true;  // bool matrices are structure only: other values are dropped
+      c.iso_value = true;                        // bool matrices are structure only: other values are dropped
+      in.skip(nvals * sizeof(U), "the values");  // what follows them (original ids) is still read
     } else {
       c.values = read_values_as<T, U>(in, static_cast<std::size_t>(nvals));
     }
@@ -355,6 +365,23 @@ Matrix<T> read_binary_graph(const std::string& path) {
   ReadOptions o;
   o.format = FileFormat::Binary;
   return io_detail::read_binary_input<T>(io_detail::open_input(path, o), nullptr);
+}
+
+bool is_binary_graph_file(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char head[sizeof kMagic] = {};
+  std::size_t got = 0;
+  while (got < sizeof head) {
+    const ssize_t r = ::read(fd, head + got, sizeof head - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    got += static_cast<std::size_t>(r);
+  }
+  ::close(fd);
+  return io_detail::has_gbc_magic(head, got);
 }
 
 template <class T>
