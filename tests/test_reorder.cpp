@@ -59,6 +59,19 @@ Relabelling shuffled(Index n, std::uint64_t seed) {
   return Relabelling::from_original_ids(std::move(p), Ordering::None);
 }
 
+// A directed n x n matrix of `entries` random coordinates with values (the last of duplicates kept).
+Matrix<double> random_valued_matrix(Index n, int entries, std::uint64_t seed) {
+  std::vector<Index> I, J;
+  std::vector<double> X;
+  std::mt19937_64 rng(seed);
+  for (int k = 0; k < entries; ++k) {
+    I.push_back(Index(rng() % n));
+    J.push_back(Index(rng() % n));
+    X.push_back(double(1 + rng() % 1000) / 8);
+  }
+  return Matrix<double>::from_coo(n, n, I, J, X, gbcuda::DuplicatePolicy::Last);
+}
+
 std::string temp_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("gbcuda_test_reorder_" + name)).string();
 }
@@ -173,16 +186,8 @@ TEST(Ordering, RcmCoversEveryComponentAndDirectedGraphs) {
 
 TEST(Relabel, MovesEveryEntryWithItsValue) {
   // A directed matrix with values; each entry A(i,j) = x must be B(new(i), new(j)) = x.
-  std::vector<Index> I, J;
-  std::vector<double> X;
-  std::mt19937_64 rng(5);
   const Index n = 120;
-  for (int k = 0; k < 900; ++k) {
-    I.push_back(Index(rng() % n));
-    J.push_back(Index(rng() % n));
-    X.push_back(double(rng() % 1000) / 8);
-  }
-  const Matrix<double> A = Matrix<double>::from_coo(n, n, I, J, X, gbcuda::DuplicatePolicy::Last);
+  const Matrix<double> A = random_valued_matrix(n, 900, 5);
   for (Ordering o : {Ordering::Degree, Ordering::Rcm}) {
     const auto g = gbcuda::relabel(A, o);
     const auto a = entries(A), b = entries(g.matrix);
@@ -292,16 +297,7 @@ TEST(RelabelledGbc, KeepsTheOrderingAndRestoresTheOriginalIds) {
 TEST(RelabelledGbc, DroppedValuesDoNotHideTheOriginalIds) {
   // A relabelled matrix with values read as bool (structure only): the values section is skipped
   // and the original ids after it are still found.
-  std::vector<Index> I, J;
-  std::vector<double> X;
-  std::mt19937_64 rng(17);
-  const Index n = 300;
-  for (int k = 0; k < 1500; ++k) {
-    I.push_back(Index(rng() % n));
-    J.push_back(Index(rng() % n));
-    X.push_back(double(1 + rng() % 100));
-  }
-  const Matrix<double> A = Matrix<double>::from_coo(n, n, I, J, X, gbcuda::DuplicatePolicy::Last);
+  const Matrix<double> A = random_valued_matrix(300, 1500, 17);
   const auto g = gbcuda::relabel(A, Ordering::Degree);
   const std::string path = temp_path("values.gbc");
   gbcuda::write_binary_graph(path, g);
