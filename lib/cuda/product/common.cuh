@@ -385,15 +385,6 @@ __device__ inline Control load_control(const Control* p) {
 
 #endif  // __CUDACC__
 
-// The kernel's static shared memory (the bodies' scratch, e.g. GatherShared): what a block has
-// besides the dynamic bytes it is launched with.
-template <class Kernel>
-std::size_t static_smem_bytes(Kernel* kernel) {
-  cudaFuncAttributes attr{};
-  CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
-  return attr.sharedSizeBytes;
-}
-
 // Opts `kernel` in to `bytes` of dynamic shared memory when that is more than it was allowed so
 // far (`raised`: a static per kernel at the call site, starting at 0: the default allowance is
 // 48 KB less the kernel's static shared memory, so no size is assumed to fit without asking).

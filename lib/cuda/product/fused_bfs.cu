@@ -173,7 +173,7 @@ int fused_blocks(const Capacities& caps, int sms) {
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   const std::size_t smem = fused_smem_bytes(caps);
-  if (smem + static_smem_bytes(fused_kernel) + 1024 > std::size_t(optin)) return 0;
+  if (smem + 1024 > std::size_t(optin)) return 0;
   static thread_local std::size_t raised = 0;
   allow_dynamic_smem(fused_kernel, smem, raised);
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fused_kernel, kThreads, smem));

@@ -337,11 +337,10 @@ void bool_product(VectorStore<typename S::value_type>& t, const MaskView& m, con
   const int sms = device_facts().sms, optin = device_facts().smem_optin;
   const Capacities caps = g_caps;
   const std::size_t smem = product_smem_bytes<Z, K>(caps);
-  const std::size_t fixed = static_smem_bytes(product_kernel<Z, K>);  // the bodies' scratch
-  if (smem + fixed + 1024 > std::size_t(optin))
-    throw Error(Status::InvalidValue, "the product's queues (" + std::to_string(smem) + " bytes, and " +
-                                          std::to_string(fixed) + " of scratch) do not fit in one block's shared " +
-                                          "memory (" + std::to_string(optin) + " bytes)");
+  if (smem + 1024 > std::size_t(optin))
+    throw Error(Status::InvalidValue, "the product's queues (" + std::to_string(smem) +
+                                          " bytes) do not fit in one block's shared memory (" + std::to_string(optin) +
+                                          " bytes)");
   const int blocks = product_blocks<Z, K>(smem, sms);
   if (blocks == 0) throw Error(Status::InvalidValue, "the product's queues do not fit in shared memory");
 
