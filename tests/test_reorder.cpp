@@ -197,6 +197,7 @@ TEST(Relabel, MovesEveryEntryWithItsValue) {
       ASSERT_NE(it, b.end());
       EXPECT_EQ(it->second, x);
     }
+    EXPECT_EQ(g.matrix.known_symmetric_structure(), A.known_symmetric_structure());
     EXPECT_EQ(g.matrix.is_symmetric_structure(), A.is_symmetric_structure());
   }
   EXPECT_THROW((void)gbcuda::relabel(A, Relabelling::identity(n - 1)), gbcuda::Error);
@@ -310,6 +311,8 @@ TEST(RelabelledGbc, DroppedValuesDoNotHideTheOriginalIds) {
   for (const auto& [ij, x] : entries(A)) original[ij] = true;
   EXPECT_EQ(entries(gbcuda::read_binary_graph<bool>(path)), original);
   EXPECT_EQ(entries(gbcuda::read_binary_graph<double>(path)), entries(A));
+  // Restoring the original ids costs no transpose (the symmetry is left unknown).
+  EXPECT_FALSE(gbcuda::read_binary_graph<double>(path).known_symmetric_structure().has_value());
   EXPECT_TRUE(gbcuda::is_binary_graph_file(path));
   EXPECT_FALSE(gbcuda::is_binary_graph_file(std::string(GBCUDA_MATRICES_DIR) + "/karate.mtx"));
   EXPECT_FALSE(gbcuda::is_binary_graph_file(temp_path("no-such-file.gbc")));

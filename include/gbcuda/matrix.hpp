@@ -44,9 +44,11 @@ struct Csr {
 };
 
 namespace detail {
-template <class T> struct MatrixStore;
+template <class T>
+struct MatrixStore;
 // CSR transpose, one per backend (host: counting sort; CUDA: CUB radix sort).
-template <class T> Csr<T> transpose_csr(const Csr<T>& a);
+template <class T>
+Csr<T> transpose_csr(const Csr<T>& a);
 }  // namespace detail
 
 template <class T>
@@ -82,6 +84,9 @@ class Matrix {
   const std::vector<Index>& in_degrees() const;
   // True when the pattern of A equals the pattern of A' (values ignored). Cached.
   bool is_symmetric_structure() const;
+  // The cached answer of is_symmetric_structure(), or nothing when it was never computed (nor
+  // given to from_valid_csr): finding out costs a transpose.
+  std::optional<bool> known_symmetric_structure() const;
   // A + A' pattern (values of A kept where present, else of A'); cached. Used by --symmetrize.
   Matrix symmetrized() const;
 
@@ -94,8 +99,8 @@ class Matrix {
   std::shared_ptr<detail::MatrixStore<T>> s_;
 };
 
-#define GBCUDA_EXTERN_MATRIX(T)                \
-  extern template class Matrix<T>;             \
+#define GBCUDA_EXTERN_MATRIX(T)    \
+  extern template class Matrix<T>; \
   extern template Csr<T> detail::transpose_csr(const Csr<T>&);
 GBCUDA_FOR_EACH_TYPE(GBCUDA_EXTERN_MATRIX)
 #undef GBCUDA_EXTERN_MATRIX

@@ -317,8 +317,9 @@ Matrix<T> relabel(const Matrix<T>& A, const Relabelling& r) {
       }
     }
   }
-  // Relabelling keeps a symmetric structure symmetric (and a non-symmetric one not).
-  return Matrix<T>::from_valid_csr(std::move(b), A.is_symmetric_structure());
+  // Relabelling keeps a symmetric structure symmetric (and a non-symmetric one not); when A's is
+  // not known yet, B's is left to be found when asked (a transpose, not paid here).
+  return Matrix<T>::from_valid_csr(std::move(b), A.known_symmetric_structure());
 }
 
 template <class T>

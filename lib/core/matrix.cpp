@@ -177,8 +177,9 @@ Matrix<T> Matrix<T>::from_coo(Index nrows, Index ncols, std::span<const Index> r
   const std::size_t nnz = rows.size();
   for (std::size_t p = 0; p < nnz; ++p) {
     if (rows[p] < 0 || rows[p] >= nrows || cols[p] < 0 || cols[p] >= ncols)
-      throw Error(Status::InvalidIndex, "entry " + std::to_string(p) + " (" + detail::str(rows[p]) + ", " + detail::str(cols[p]) +
-                                            ") is outside a " + detail::str(nrows) + " x " + detail::str(ncols) + " matrix");
+      throw Error(Status::InvalidIndex, "entry " + std::to_string(p) + " (" + detail::str(rows[p]) + ", " +
+                                            detail::str(cols[p]) + ") is outside a " + detail::str(nrows) + " x " +
+                                            detail::str(ncols) + " matrix");
   }
   // Counting sort by row; stable, so "last wins" keeps file order among duplicates.
   std::vector<Offset> row_ptr(static_cast<std::size_t>(nrows) + 1, 0);
@@ -206,7 +207,8 @@ Matrix<T> Matrix<T>::from_csr(Index nrows, Index ncols, std::vector<Offset> row_
   if (row_ptr[0] != 0 || row_ptr.back() != static_cast<Offset>(col_idx.size()))
     throw Error(Status::InvalidValue, "from_csr: row_ptr must start at 0 and end at the number of entries");
   for (Index i = 0; i < nrows; ++i)
-    if (row_ptr[i + 1] < row_ptr[i]) throw Error(Status::InvalidValue, "from_csr: row_ptr decreases at row " + detail::str(i));
+    if (row_ptr[i + 1] < row_ptr[i])
+      throw Error(Status::InvalidValue, "from_csr: row_ptr decreases at row " + detail::str(i));
   if (!values.empty() && values.size() != col_idx.size())
     throw Error(Status::InvalidValue, "from_csr: values and col_idx differ in length");
   for (std::size_t p = 0; p < col_idx.size(); ++p)
@@ -232,10 +234,22 @@ Matrix<T> Matrix<T>::from_valid_csr(Csr<T>&& csr, std::optional<bool> symmetric_
   return m;
 }
 
-template <class T> Index Matrix<T>::nrows() const { return s_->nrows; }
-template <class T> Index Matrix<T>::ncols() const { return s_->ncols; }
-template <class T> Index Matrix<T>::nvals() const { return s_->nvals; }
-template <class T> bool Matrix<T>::is_iso() const { return s_->iso; }
+template <class T>
+Index Matrix<T>::nrows() const {
+  return s_->nrows;
+}
+template <class T>
+Index Matrix<T>::ncols() const {
+  return s_->ncols;
+}
+template <class T>
+Index Matrix<T>::nvals() const {
+  return s_->nvals;
+}
+template <class T>
+bool Matrix<T>::is_iso() const {
+  return s_->iso;
+}
 
 template <class T>
 const Csr<T>& Matrix<T>::csr(Backend where) const {
@@ -279,6 +293,12 @@ const std::vector<Index>& Matrix<T>::in_degrees() const {
 }
 
 template <class T>
+std::optional<bool> Matrix<T>::known_symmetric_structure() const {
+  std::lock_guard lock(s_->mu);
+  return s_->symmetric;
+}
+
+template <class T>
 bool Matrix<T>::is_symmetric_structure() const {
   {
     std::lock_guard lock(s_->mu);
@@ -314,8 +334,8 @@ bool Matrix<T>::is_symmetric_structure() const {
 template <class T>
 Matrix<T> Matrix<T>::symmetrized() const {
   if (s_->nrows != s_->ncols)
-    throw Error(Status::DimensionMismatch, "symmetrize needs a square matrix, got " + detail::str(s_->nrows) + " x " +
-                                               detail::str(s_->ncols));
+    throw Error(Status::DimensionMismatch,
+                "symmetrize needs a square matrix, got " + detail::str(s_->nrows) + " x " + detail::str(s_->ncols));
   {
     std::lock_guard lock(s_->mu);
     if (s_->symmetrized) return *s_->symmetrized;
@@ -377,9 +397,9 @@ void Matrix<T>::release(Backend where) const {
   }
 }
 
-#define GBCUDA_INSTANTIATE_MATRIX(T)   \
+#define GBCUDA_INSTANTIATE_MATRIX(T)      \
   template struct detail::MatrixStore<T>; \
-  template class Matrix<T>;            \
+  template class Matrix<T>;               \
   template Csr<T> detail::transpose_csr(const Csr<T>&);
 GBCUDA_FOR_EACH_TYPE(GBCUDA_INSTANTIATE_MATRIX)
 
