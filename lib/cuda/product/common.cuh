@@ -9,8 +9,10 @@
 // the visited bitmap and writes levels and parents in place; the product's target leaves the
 // mask alone, claims entries in its own bitmap and writes the output vector's (index, value)
 // lists. Bodies call the target through:
-//   claim(v)                    true for exactly one caller per new output entry v (push)
-//   won(v, u, lvl, new_edges)   after a claim (or a pull find): v reached from input entry u
+//   claim(v)                    true for exactly one caller per new output entry v (push); its two
+//                               steps: unclaimed(v) (a read) then claim_unclaimed(v) (the atomic)
+//   won(v, u, lvl, new_edges)   after a claim (or a pull find): v reached from input entry u; its
+//                               two steps: record(v, u, lvl) (stores) and counted_degree(v) (reads)
 //   payload(u)                  what an appender carries to write() for an entry reached from u
 //   write(pos, v, payload)      the output's slot pos
 //   pull_candidates(w) / pull_hit(u, term) / pull_commit(w, found)   the pull's word of 32 outputs
@@ -117,13 +119,20 @@ __device__ __forceinline__ ull globaltimer_ns() {
 }
 __device__ __forceinline__ unsigned lanes_below() { return (1u << lane_id()) - 1u; }
 
-// True for exactly one caller per vertex: the one whose atomicOr sets v's bit. The plain read
-// first skips most bits already set (a stale read only costs the atomic).
-__device__ __forceinline__ bool claim_bit(std::uint32_t* bits, Vid v) {
+// A claim of vertex v in a bitmap is two steps: bit_clear, a plain read (from L2) that skips most
+// bits already set (a stale read only costs the atomic), then set_bit_first, true for exactly
+// one caller per vertex: the one whose atomicOr sets v's bit. Kept apart so that a thread's
+// batch of claims issues all its reads, then all its atomics.
+__device__ __forceinline__ bool bit_clear(const std::uint32_t* bits, Vid v) {
+  return !((__ldcg(bits + (v >> 5)) >> (v & 31)) & 1u);
+}
+__device__ __forceinline__ bool set_bit_first(std::uint32_t* bits, Vid v) {
   const std::uint32_t bit = 1u << (v & 31);
-  if (__ldcg(bits + (v >> 5)) & bit) return false;
   return !(atomicOr(bits + (v >> 5), bit) & bit);
 }
+
+// Out-degree of v (what a new frontier entry adds to the next level's edges).
+__device__ __forceinline__ Offset row_degree(const Graph& g, Vid v) { return g.out_ptr[v + 1] - g.out_ptr[v]; }
 
 // Visits edge u -> v (when `have`) and hands the outcome to the appender; the whole warp calls
 // it together (appenders use warp votes).
@@ -137,6 +146,31 @@ __device__ __forceinline__ void visit(const Tgt& t, int lvl, bool have, Vid v, V
 // Short rows are walked kShortBatch edges per step: the step's index loads, then its claims, are
 // independent of each other, so their memory latencies overlap instead of adding up.
 inline constexpr int kShortBatch = 4;
+
+// Claims of one step's kShortBatch edges (want[k]: edge k exists): every read first, then the
+// atomics of the entries still clear, so that the step waits for two memory round trips, not two
+// per edge (an atomic orders the reads after it to the same word, so the compiler cannot
+// reorder them itself). want[k] becomes: this thread won v[k].
+template <class Tgt>
+__device__ __forceinline__ void claim_batch(const Tgt& t, const Vid* v, bool* want) {
+#pragma unroll
+  for (int k = 0; k < kShortBatch; ++k) want[k] = want[k] && t.unclaimed(v[k]);
+#pragma unroll
+  for (int k = 0; k < kShortBatch; ++k) want[k] = want[k] && t.claim_unclaimed(v[k]);
+}
+
+// Sum of the counted out-degrees of the entries won in one step: their row offsets are read
+// together, after the step's appends, and waited for once.
+template <class Tgt>
+__device__ __forceinline__ ull counted_degrees(const Tgt& t, const Vid* v, const bool* won) {
+  Offset d[kShortBatch];
+#pragma unroll
+  for (int k = 0; k < kShortBatch; ++k) d[k] = won[k] ? t.counted_degree(v[k]) : 0;
+  ull sum = 0;
+#pragma unroll
+  for (int k = 0; k < kShortBatch; ++k) sum += static_cast<ull>(d[k]);
+  return sum;
+}
 
 // Shared state of the block-cooperative expansion (one row >= kBlockDegree at a time).
 struct BigRow {
@@ -253,13 +287,13 @@ __device__ void expand_tile(const Tgt& t, int lvl, const Vid* in, Index end, Ind
       won[k] = k < deg;
       v[k] = won[k] ? idx[beg + k] : 0;
     }
+    claim_batch(t, v, won);
 #pragma unroll
-    for (int k = 0; k < kShortBatch; ++k) won[k] = won[k] && t.claim(v[k]);
+    for (int k = 0; k < kShortBatch; ++k)
+      if (won[k]) t.record(v[k], u, lvl);
 #pragma unroll
-    for (int k = 0; k < kShortBatch; ++k) {
-      if (won[k]) t.won(v[k], u, lvl, new_edges);
-      app.append(won[k], v[k], t.payload(u));
-    }
+    for (int k = 0; k < kShortBatch; ++k) app.append(won[k], v[k], t.payload(u));
+    new_edges += counted_degrees(t, v, won);
     return;
   }
 
@@ -287,13 +321,13 @@ __device__ void expand_tile(const Tgt& t, int lvl, const Vid* in, Index end, Ind
         from[k] = g.u[r];
       }
     }
+    claim_batch(t, v, won);
 #pragma unroll
-    for (int k = 0; k < kShortBatch; ++k) won[k] = won[k] && t.claim(v[k]);
+    for (int k = 0; k < kShortBatch; ++k)
+      if (won[k]) t.record(v[k], from[k], lvl);
 #pragma unroll
-    for (int k = 0; k < kShortBatch; ++k) {
-      if (won[k]) t.won(v[k], from[k], lvl, new_edges);
-      app.append(won[k], v[k], t.payload(from[k]));
-    }
+    for (int k = 0; k < kShortBatch; ++k) app.append(won[k], v[k], t.payload(from[k]));
+    new_edges += counted_degrees(t, v, won);
   }
   __syncthreads();  // every thread is done with the scratch before the next tile refills it
 }

@@ -32,11 +32,17 @@ struct FusedTarget {
   Vid* out = nullptr;                // the next frontier's queue
   std::uint32_t* fout = nullptr;     // pull: the next frontier's bitmap
 
-  __device__ bool claim(Vid v) const { return claim_bit(visited, v); }
-  __device__ void won(Vid v, Vid u, int lvl, ull& new_edges) const {
+  __device__ bool unclaimed(Vid v) const { return bit_clear(visited, v); }
+  __device__ bool claim_unclaimed(Vid v) const { return set_bit_first(visited, v); }
+  __device__ bool claim(Vid v) const { return unclaimed(v) && claim_unclaimed(v); }
+  __device__ void record(Vid v, Vid u, int lvl) const {
     level[v] = lvl;
     if (parent) parent[v] = u;
-    new_edges += static_cast<ull>(g.out_ptr[v + 1] - g.out_ptr[v]);
+  }
+  __device__ Offset counted_degree(Vid v) const { return row_degree(g, v); }
+  __device__ void won(Vid v, Vid u, int lvl, ull& new_edges) const {
+    record(v, u, lvl);
+    new_edges += static_cast<ull>(counted_degree(v));
   }
   __device__ Vid payload(Vid) const { return 0; }
   __device__ void write(ull pos, Vid v, Vid) const { out[pos] = v; }
@@ -76,9 +82,14 @@ struct ProductTarget {
   bool term = true;                      // Term, push: the value of every entry this pass writes
   bool count_edges = false;              // trace the output's out-edges (square products)
 
-  __device__ bool claim(Vid v) const { return mask.allows(v) && claim_bit(claimed, v); }
-  __device__ void won(Vid v, Vid, int, ull& new_edges) const {
-    if (count_edges) new_edges += static_cast<ull>(g.out_ptr[v + 1] - g.out_ptr[v]);
+  __device__ bool unclaimed(Vid v) const { return mask.allows(v) && bit_clear(claimed, v); }
+  __device__ bool claim_unclaimed(Vid v) const { return set_bit_first(claimed, v); }
+  __device__ bool claim(Vid v) const { return unclaimed(v) && claim_unclaimed(v); }
+  __device__ void record(Vid, Vid, int) const {}
+  __device__ Offset counted_degree(Vid v) const { return count_edges ? row_degree(g, v) : 0; }
+  __device__ void won(Vid v, Vid u, int lvl, ull& new_edges) const {
+    record(v, u, lvl);
+    new_edges += static_cast<ull>(counted_degree(v));
   }
   __device__ Vid payload(Vid u) const { return kPayload ? u : 0; }
   __device__ void write(ull pos, Vid v, Vid p) const {
