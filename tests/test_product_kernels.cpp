@@ -4,6 +4,7 @@
 // (one persistent kernel) and in the algebra loop (vxm, nvals, assign per level); parents are
 // valid; the queue overflow paths run on purpose with tiny capacities; the device-side choice
 // hands over between kernels; and the algebra's CUDA operations make no hidden host waits.
+#include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -333,6 +334,35 @@ TEST(ProductPolicy, SwitchesDirectionOnADenseGraphInBothLoops) {
     }
     EXPECT_TRUE(pulled);
     EXPECT_NE(r.levels.front().kernel, BfsKernel::Pull);
+  }
+}
+
+// Queues that fit the opt-in limit alone but not beside the kernels' static shared memory (the
+// bodies' scratch, ~18 KB) are refused with the library's error before any launch, in both
+// kernels, rather than failing in the launch with a CUDA error.
+TEST(FusedBfs, QueuesThatLeaveNoRoomBesideStaticSharedMemoryAreRefused) {
+  SKIP_WITHOUT_GPU();
+  int device = 0, optin = 0;
+  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), cudaSuccess);
+  pr::Capacities caps;
+  caps.warp_queue = 2;
+  caps.single_block_queue = 16;
+  caps.block_queue = (optin - 4096) / 4;  // 4-byte entries: fits the limit alone, by 4 KB
+  const auto A = gbtest::random_graph({2000, 8.0, true, false, false, 0.0, 5});
+  const Fused e(A);
+  try {
+    e.run(0, BfsKernel::QueueBlock, caps, false);
+    FAIL() << "the fused BFS ran with queues that leave no room";
+  } catch (const gbcuda::Error& err) {
+    EXPECT_NE(std::string(err.what()).find("does not fit"), std::string::npos) << err.what();
+  }
+  const ProductCapacities room(caps);
+  try {
+    run_case({"algebra_queue_block", BfsKernel::QueueBlock, Direction::Auto, LevelLoop::Algebra}, A, 0, false);
+    FAIL() << "the product ran with queues that leave no room";
+  } catch (const gbcuda::Error& err) {
+    EXPECT_NE(std::string(err.what()).find("do not fit"), std::string::npos) << err.what();
   }
 }
 

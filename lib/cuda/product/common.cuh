@@ -419,6 +419,15 @@ __device__ inline Control load_control(const Control* p) {
 
 #endif  // __CUDACC__
 
+// Static shared memory of `kernel` in bytes (its __shared__ variables): dynamic shared memory
+// fits a block only in what the opt-in limit leaves beside it.
+template <class Kernel>
+std::size_t static_smem_bytes(Kernel* kernel) {
+  cudaFuncAttributes fa{};
+  CUDA_CHECK(cudaFuncGetAttributes(&fa, kernel));
+  return fa.sharedSizeBytes;
+}
+
 // Opts `kernel` in to `bytes` of dynamic shared memory when that is more than it was allowed so
 // far (`raised`: a static per kernel at the call site, starting at 0: the default allowance is
 // 48 KB less the kernel's static shared memory, so no size is assumed to fit without asking).

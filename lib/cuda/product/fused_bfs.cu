@@ -46,7 +46,8 @@ struct FusedArgs {
   int max_levels = 0;
 };
 
-std::size_t fused_smem_bytes(const Capacities& caps) {
+// Dynamic shared memory of the bodies' queues (one body at a time).
+std::size_t fused_queue_smem_bytes(const Capacities& caps) {
   return std::max({single_block_smem_bytes<FusedTarget>(caps),
                    push_smem_bytes<FusedTarget>(QueueMode::Warp, caps, kThreads),
                    push_smem_bytes<FusedTarget>(QueueMode::Block, caps, kThreads)});
@@ -165,19 +166,27 @@ __global__ void __launch_bounds__(kThreads, 1) fused_kernel(FusedArgs a) {
   }
 }
 
-// Blocks the fused kernel runs with on this device (all co-resident), 0 when it cannot run (no
-// cooperative launch, or the capacities' shared memory leaves no block room).
-int fused_blocks(const Capacities& caps, int sms) {
-  if (!persistent_kernels_available()) return 0;
+// How the fused kernel is launched on this device: blocks (all co-resident; 0 when it cannot
+// run: no cooperative launch, or the queues leave no block room beside the kernel's static
+// shared memory) and dynamic shared memory.
+struct FusedLaunch {
+  int blocks = 0;
+  std::size_t smem = 0;
+};
+
+FusedLaunch fused_launch(const Capacities& caps, int sms) {
+  FusedLaunch l;
+  if (!persistent_kernels_available()) return l;
   int device = 0, optin = 0, per_sm = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  const std::size_t smem = fused_smem_bytes(caps);
-  if (smem + 1024 > std::size_t(optin)) return 0;
+  l.smem = fused_queue_smem_bytes(caps);
+  if (l.smem + static_smem_bytes(fused_kernel) + 1024 > std::size_t(optin)) return l;
   static thread_local std::size_t raised = 0;
-  allow_dynamic_smem(fused_kernel, smem, raised);
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fused_kernel, kThreads, smem));
-  return per_sm * sms;
+  allow_dynamic_smem(fused_kernel, l.smem, raised);
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fused_kernel, kThreads, l.smem));
+  l.blocks = per_sm * sms;
+  return l;
 }
 
 struct Event {
@@ -238,11 +247,12 @@ void fused_bfs(const Graph& g, Index source, bool parents, const ProductPolicy& 
     throw Error(Status::InvalidValue, "single-block queue of " + std::to_string(caps.single_block_queue) +
                                           " entries does not fit in shared memory (" + std::to_string(optin) +
                                           " bytes per block)");
-  const int blocks = fused_blocks(caps, sms);
+  const FusedLaunch launch = fused_launch(caps, sms);
+  const int blocks = launch.blocks;
   if (blocks == 0)
     throw Error(Status::NotImplemented, persistent_kernels_available()
                                             ? "the fused BFS kernel does not fit on this GPU (" +
-                                                  std::to_string(fused_smem_bytes(caps)) +
+                                                  std::to_string(fused_queue_smem_bytes(caps)) +
                                                   " bytes of dynamic shared memory per block)"
                                             : std::string("this GPU cannot run the fused BFS (no cooperative launch)"));
 
@@ -290,7 +300,7 @@ void fused_bfs(const Graph& g, Index source, bool parents, const ProductPolicy& 
   visited.fill_bytes_with(0);
   init_kernel<<<1, 1, 0, stream()>>>(a, source);
   CUDA_CHECK_LAUNCH();
-  const std::size_t smem = fused_smem_bytes(caps);  // opted in by fused_blocks()
+  const std::size_t smem = launch.smem;  // opted in by fused_launch()
   int first_level = 1;
   for (;;) {
     slots.fill_bytes_with(0);

@@ -337,7 +337,8 @@ void bool_product(VectorStore<typename S::value_type>& t, const MaskView& m, con
   const int sms = device_facts().sms, optin = device_facts().smem_optin;
   const Capacities caps = g_caps;
   const std::size_t smem = product_smem_bytes<Z, K>(caps);
-  if (smem + 1024 > std::size_t(optin))
+  static const std::size_t static_smem = static_smem_bytes(product_kernel<Z, K>);
+  if (smem + static_smem + 1024 > std::size_t(optin))
     throw Error(Status::InvalidValue, "the product's queues (" + std::to_string(smem) +
                                           " bytes) do not fit in one block's shared memory (" + std::to_string(optin) +
                                           " bytes)");
