@@ -278,7 +278,8 @@ __device__ void expand_tile(const Tgt& t, int lvl, const Vid* in, Index end, Ind
   }
 
   // 2. Rows of at most kShortBatch edges only: each thread its own, in one step (all loads, then
-  //    all claims, then the appends).
+  //    all claims' reads, then their atomics, the appends, and the found rows' offsets: a narrow
+  //    level, such as a mesh's, is one such chain of round trips, so each one saved counts).
   if (!__syncthreads_or(deg > kShortBatch)) {
     Vid v[kShortBatch];
     bool won[kShortBatch];
@@ -321,13 +322,13 @@ __device__ void expand_tile(const Tgt& t, int lvl, const Vid* in, Index end, Ind
         from[k] = g.u[r];
       }
     }
-    claim_batch(t, v, won);
 #pragma unroll
-    for (int k = 0; k < kShortBatch; ++k)
-      if (won[k]) t.record(v[k], from[k], lvl);
+    for (int k = 0; k < kShortBatch; ++k) won[k] = won[k] && t.claim(v[k]);
 #pragma unroll
-    for (int k = 0; k < kShortBatch; ++k) app.append(won[k], v[k], t.payload(from[k]));
-    new_edges += counted_degrees(t, v, won);
+    for (int k = 0; k < kShortBatch; ++k) {
+      if (won[k]) t.won(v[k], from[k], lvl, new_edges);
+      app.append(won[k], v[k], t.payload(from[k]));
+    }
   }
   __syncthreads();  // every thread is done with the scratch before the next tile refills it
 }
