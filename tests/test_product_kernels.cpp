@@ -10,6 +10,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -396,12 +397,34 @@ TEST(ProductPolicy, CalibratedPolicyIsSaneAndCached) {
   EXPECT_GE(p.block_queue_max, p.single_block_max);
   EXPECT_GT(p.alpha, 0.0);
   EXPECT_GT(p.beta, 0.0);
+  EXPECT_LE(p.beta, pr::kMaxBeta);
   // Same values the second time (computed once per process).
   const auto q = pr::calibrated_product_policy();
   EXPECT_EQ(q.single_block_max, p.single_block_max);
   EXPECT_EQ(q.alpha, p.alpha);
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
+}
+
+// A cached policy is read back as written, except a beta above kMaxBeta (caches written before
+// the cap, e.g. 8,532 measured on an H100), which is capped. Host code only: runs without a GPU.
+TEST(ProductPolicy, CachedBetaIsCapped) {
+  const auto file = std::filesystem::temp_directory_path() / ("gbcuda-policy-" + std::to_string(::getpid()) + ".json");
+  auto read = [&](double beta, gbcuda::detail::ProductPolicy& p) {
+    std::ofstream(file) << "{\n  \"format\": 3,\n  \"device\": \"test\",\n  \"single_block_max\": 1024,\n"
+                        << "  \"block_queue_max\": 1024,\n  \"alpha\": 11.3,\n  \"beta\": " << beta << "\n}\n";
+    return pr::read_policy_cache(file.string(), p);
+  };
+  gbcuda::detail::ProductPolicy p;
+  ASSERT_TRUE(read(40.5, p));
+  EXPECT_EQ(p.single_block_max, 1024);
+  EXPECT_DOUBLE_EQ(p.alpha, 11.3);
+  EXPECT_DOUBLE_EQ(p.beta, 40.5);
+  ASSERT_TRUE(read(8531.78, p));
+  EXPECT_DOUBLE_EQ(p.beta, pr::kMaxBeta);
+  EXPECT_FALSE(read(-1, p));
+  std::filesystem::remove(file);
+  EXPECT_FALSE(pr::read_policy_cache(file.string(), p));
 }
 
 // ---- no hidden waits ------------------------------------------------------------------------

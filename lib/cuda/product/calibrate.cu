@@ -19,7 +19,8 @@
 //                     in-edges are known by formula), BFS once all-push and once all-pull with
 //                     per-level times: alpha is the ratio unexplored/frontier edges at which pull
 //                     starts to win while the frontier grows, beta the ratio n/frontier at which
-//                     push wins again while it shrinks (geometric means of the bracketing levels).
+//                     push wins again while it shrinks (geometric means of the bracketing levels),
+//                     at most kMaxBeta (product.hpp says why).
 // GBCUDA_CALIBRATION=off skips all of it (ProductPolicy's defaults). The cache is a small JSON
 // file in $GBCUDA_CACHE_DIR, else $XDG_CACHE_HOME/gbcuda, else ~/.cache/gbcuda; not writable =
 // not cached.
@@ -202,7 +203,7 @@ void measure_direction_thresholds(ProductPolicy& p) {
     prev_size = s.frontier_size;
   }
   if (alpha > 0) p.alpha = std::clamp(alpha, 1.0, 1000.0);
-  if (beta > 0) p.beta = std::clamp(beta, 2.0, 100000.0);
+  if (beta > 0) p.beta = std::clamp(beta, 2.0, kMaxBeta);
 }
 
 // ---- the cache ------------------------------------------------------------------------------
@@ -244,24 +245,6 @@ double json_number(const std::string& text, const std::string& key) {
   return e == b ? NAN : v;
 }
 
-bool read_cache(const std::filesystem::path& file, ProductPolicy& p) {
-  std::ifstream in(file);
-  if (!in) return false;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string t = ss.str();
-  const double sb = json_number(t, "single_block_max"), bq = json_number(t, "block_queue_max"),
-               al = json_number(t, "alpha"), be = json_number(t, "beta"), fmt = json_number(t, "format");
-  for (double v : {sb, bq, al, be})
-    if (!std::isfinite(v) || v <= 0) return false;
-  if (fmt != 3) return false;  // 3: one policy for the product and the fused BFS
-  p.single_block_max = Index(sb);
-  p.block_queue_max = Index(bq);
-  p.alpha = al;
-  p.beta = be;
-  return true;
-}
-
 void write_cache(const std::filesystem::path& file, const std::string& device, const ProductPolicy& p) {
   std::error_code ec;
   std::filesystem::create_directories(file.parent_path(), ec);
@@ -293,7 +276,7 @@ ProductPolicy calibrate() {
   std::string name;
   const std::string key = device_key(name);
   const std::filesystem::path dir = cache_dir();
-  if (!dir.empty() && read_cache(dir / key, p)) return p;
+  if (!dir.empty() && read_policy_cache((dir / key).string(), p)) return p;
   if (!persistent_kernels_available()) return p;
   try {
     ProductPolicy m;
@@ -308,6 +291,24 @@ ProductPolicy calibrate() {
 }
 
 }  // namespace
+
+bool read_policy_cache(const std::string& file, ProductPolicy& p) {
+  std::ifstream in(file);
+  if (!in) return false;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string t = ss.str();
+  const double sb = json_number(t, "single_block_max"), bq = json_number(t, "block_queue_max"),
+               al = json_number(t, "alpha"), be = json_number(t, "beta"), fmt = json_number(t, "format");
+  for (double v : {sb, bq, al, be})
+    if (!std::isfinite(v) || v <= 0) return false;
+  if (fmt != 3) return false;  // 3: one policy for the product and the fused BFS
+  p.single_block_max = Index(sb);
+  p.block_queue_max = Index(bq);
+  p.alpha = al;
+  p.beta = std::min(be, kMaxBeta);  // caches written before the cap
+  return true;
+}
 
 ProductPolicy calibrated_product_policy() {
   static std::once_flag once;

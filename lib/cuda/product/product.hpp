@@ -3,6 +3,8 @@
 // their queue capacities, the library's calibrated policy, and the fused BFS (the same kernel
 // bodies and policy run level after level inside one persistent kernel). The public entry of the
 // product itself is cuda::bool_product (gbcuda/detail/cuda_ops.hpp), called by vxm/mxv.
+#include <string>
+
 #include "gbcuda/bfs.hpp"
 #include "gbcuda/detail/product_policy.hpp"
 #include "gbcuda/detail/views.hpp"
@@ -33,6 +35,17 @@ struct Capacities {
 
 // The library's policy on this device: measured on first use and cached (calibrate.cu).
 ProductPolicy calibrated_product_policy();
+
+// The largest beta the calibration keeps (pull -> push once the frontier is under n / beta). Its
+// circulant graph reaches every vertex, so the tail of its search pulls over few candidates and
+// the measured beta can come out in the thousands (18, 40 and 8,532 on three starts of one H100,
+// docs/PERFORMANCE.md); a graph with unreachable vertices then pulls its small last frontiers over
+// all of them (kron:22:16's 684-vertex level: 25 us instead of 4; randout:1e8:4: +0.75 ms).
+inline constexpr double kMaxBeta = 64.0;
+
+// Reads a cached policy (the calibration's JSON file) into p; false when it is missing, malformed
+// or of another format. beta is capped at kMaxBeta.
+bool read_policy_cache(const std::string& file, ProductPolicy& p);
 
 // Capacities for the product kernel (tests shrink them to force the overflow paths; the
 // defaults otherwise). Not thread-safe: set before running products.
