@@ -237,52 +237,99 @@ __device__ void few_rows_level(const Tgt& t, int lvl, const Vid* in, Index size,
 
 // One pull (bottom-up, masked SpMV over the pull rows with early exit): each candidate output
 // (the target says which: unvisited vertices, or what the mask allows) scans its in-edges and
-// stops at the first input entry in the frontier bitmap `fin`. One warp owns one 32-output word,
-// so the word's result comes from one vote and the target commits it with one store; the new
-// entries are appended with one atomic per warp.
-template <bool Fresh, class Tgt>
+// stops at the first input entry in the frontier bitmap `fin`. A scan is a chain of dependent
+// round trips (in-edge, then its probe) and a warp waits for its lanes' longest, so one warp owns
+// kPullChains 32-output words at a time (w, w + nwarps, ...), a lane one output of each, and the
+// lane's scans advance together: kPullChains independent chains in flight. With one word a warp
+// the pull levels ran below half of the H100's L2 and DRAM throughput with warps waiting on
+// memory (ncu, docs/PERFORMANCE.md 2026-11-25); two took kron:22:16's pull levels from 169 and
+// 107 us to 123 and 80. Each word's result comes from one vote and the target commits it with
+// one store; the new entries are appended with one atomic per warp and step.
+inline constexpr int kPullChains = 2;  // 4 measured slower (register spills at 64 a thread)
+
+template <class Tgt>
 __device__ void pull_level(const Tgt& t, int lvl, const std::uint32_t* fin, LevelCounters k, ull* s_sum) {
   const Index n = t.g.n;
   const Index words = (n + 31) / 32;
   const Index nwarps = grid_threads() / 32;
   const unsigned lane = lane_id();
   ull new_edges = 0, examined = 0;
-  for (Index w = global_thread() / 32; w < words; w += nwarps) {  // warp-uniform
-    const std::uint32_t cand = t.pull_candidates(w);
-    if (cand == 0) {
-      if (lane == 0) t.pull_commit(w, 0u);
+  for (Index w0 = global_thread() / 32; w0 < words; w0 += kPullChains * nwarps) {  // warp-uniform
+    Offset p[kPullChains], e[kPullChains];
+    bool found[kPullChains], best[kPullChains];
+    Vid par[kPullChains];
+    std::uint32_t any = 0;
+#pragma unroll
+    for (int c = 0; c < kPullChains; ++c) {
+      const Index w = w0 + c * nwarps;
+      const std::uint32_t cand = w < words ? t.pull_candidates(w) : 0u;
+      any |= cand;
+      p[c] = e[c] = 0;
+      found[c] = best[c] = false;
+      par[c] = 0;
+      if ((cand >> lane) & 1u) {
+        const Index v = w * 32 + lane;
+        p[c] = t.g.in_ptr[v];
+        e[c] = t.g.in_ptr[v + 1];
+        examined += static_cast<ull>(e[c] - p[c]);
+      }
+    }
+    if (any == 0) {  // nothing to search: commit empty words
+      if (lane == 0)
+        for (int c = 0; c < kPullChains; ++c)
+          if (w0 + c * nwarps < words) t.pull_commit(w0 + c * nwarps, 0u);
       continue;
     }
-    const Index v = w * 32 + lane;
-    bool found = false, best = false;
-    Vid par = 0;
-    if ((cand >> lane) & 1u) {
-      const Offset b = t.g.in_ptr[v], e = t.g.in_ptr[v + 1];
-      examined += static_cast<ull>(e - b);
-      for (Offset p = b; p < e; ++p) {
-        const Vid u = t.g.in_idx[p];
-        const int h = t.template pull_hit<Fresh>(fin, u);
+    for (;;) {
+      bool more = false;
+      Vid u[kPullChains];
+#pragma unroll
+      for (int c = 0; c < kPullChains; ++c) {  // the chains' in-edges first, then their probes
+        more |= p[c] < e[c];
+        u[c] = p[c] < e[c] ? t.g.in_idx[p[c]] : 0;
+      }
+      if (!more) break;
+#pragma unroll
+      for (int c = 0; c < kPullChains; ++c) {
+        if (p[c] >= e[c]) continue;
+        const int h = t.pull_hit(fin, u[c]);
         if constexpr (Tgt::kTerms) {  // keep looking past a false term for a true one
-          if (h == 0) continue;
-          if (!found || h == 2) par = u;
-          found = true;
-          best = h == 2;
-          if (best) break;
+          if (h != 0) {
+            if (!found[c] || h == 2) par[c] = u[c];
+            found[c] = true;
+            best[c] = h == 2;
+          }
+          p[c] = best[c] ? e[c] : p[c] + 1;
         } else if (h != 0) {  // any entry ends the search
-          found = best = true;
-          par = u;
-          break;
+          found[c] = best[c] = true;
+          par[c] = u[c];
+          p[c] = e[c];
+        } else {
+          ++p[c];
         }
       }
     }
-    const unsigned m = __ballot_sync(kFullMask, found);
-    if (lane == 0) t.pull_commit(w, m);
-    if (m == 0) continue;
-    if (found) t.won(Vid(v), par, lvl, new_edges);
+    std::uint32_t m[kPullChains];
+    unsigned total = 0;
+#pragma unroll
+    for (int c = 0; c < kPullChains; ++c) {
+      m[c] = __ballot_sync(kFullMask, found[c]);
+      total += unsigned(__popc(m[c]));
+      if (lane == 0 && w0 + c * nwarps < words) t.pull_commit(w0 + c * nwarps, m[c]);
+    }
+    if (total == 0) continue;
     ull base = 0;
-    if (lane == 0) base = atomicAdd(k.tail, ull(__popc(m)));
+    if (lane == 0) base = atomicAdd(k.tail, ull(total));
     base = __shfl_sync(kFullMask, base, 0);
-    if (found) t.write(base + __popc(m & lanes_below()), Vid(v), t.pull_payload(par, best));
+#pragma unroll
+    for (int c = 0; c < kPullChains; ++c) {
+      const Vid v = Vid((w0 + c * nwarps) * 32 + lane);
+      if (found[c]) {
+        t.won(v, par[c], lvl, new_edges);
+        t.write(base + __popc(m[c] & lanes_below()), v, t.pull_payload(par[c], best[c]));
+      }
+      base += ull(__popc(m[c]));
+    }
   }
   block_add(new_edges, k.next_edges, s_sum);
   block_add(examined, k.examined, s_sum);

@@ -103,9 +103,12 @@ GBCUDA_HD inline void advance(Control& c, ull next_size, ull next_edges, bool wa
 
 __device__ __forceinline__ unsigned lane_id() { return threadIdx.x & 31u; }
 
-// A load of data another block may have written during this launch (across a grid barrier):
-// from L2, never a stale L1 line. Plain load when not Fresh (data written by an earlier launch,
-// whose L1 lines the launch boundary invalidated).
+// A load of data another block may be writing in the same phase (between two grid barriers), or
+// whose staleness would be wrong rather than slow: from L2, never a stale L1 line. Plain load when
+// not Fresh: data written by an earlier launch (the launch boundary invalidated L1), or written
+// before the last grid barrier and only read since: the barrier's acquire at GPU scope makes it
+// visible to plain loads (PTX memory model; the pull's frontier bitmap relies on it, and the
+// benches validate every search).
 template <bool Fresh, class T>
 __device__ __forceinline__ T load(const T* p) {
   if constexpr (Fresh) return __ldcg(p);
@@ -119,12 +122,14 @@ __device__ __forceinline__ ull globaltimer_ns() {
 }
 __device__ __forceinline__ unsigned lanes_below() { return (1u << lane_id()) - 1u; }
 
-// A claim of vertex v in a bitmap is two steps: bit_clear, a plain read (from L2) that skips most
-// bits already set (a stale read only costs the atomic), then set_bit_first, true for exactly
-// one caller per vertex: the one whose atomicOr sets v's bit. Kept apart so that a thread's
-// batch of claims issues all its reads, then all its atomics.
+// A claim of vertex v in a bitmap is two steps: bit_clear, a plain read that skips most bits
+// already set, then set_bit_first, true for exactly one caller per vertex: the one whose
+// atomicOr sets v's bit. Kept apart so that a thread's batch of claims issues all its reads,
+// then all its atomics. The read may hit a stale L1 line (the atomics of this phase go to L2):
+// bits are only ever set during a search, so a stale word only misses bits, which costs the
+// atomic and nothing else; L1 hits save L2 requests (grid:2048:2048 -3%, 2026-11-25).
 __device__ __forceinline__ bool bit_clear(const std::uint32_t* bits, Vid v) {
-  return !((__ldcg(bits + (v >> 5)) >> (v & 31)) & 1u);
+  return !((bits[v >> 5] >> (v & 31)) & 1u);
 }
 __device__ __forceinline__ bool set_bit_first(std::uint32_t* bits, Vid v) {
   const std::uint32_t bit = 1u << (v & 31);

@@ -15,8 +15,11 @@
 // slots[(it + 1) % 3] at the top of level `it`: that slot was last read right after the barrier
 // that closed level it - 2, and everyone has passed another barrier since; its next writers
 // come after the barrier that closes level `it`.
-// Coherence: data written by another block in this launch (queues, frontier bitmaps, visited
-// words, the counters) is read from L2 (load<true>, __ldcg), never from a possibly stale L1 line.
+// Coherence: data written by another block in this launch (queues, visited words, the counters)
+// is read from L2 (load<true>, __ldcg), never from a possibly stale L1 line, except where a stale
+// line is harmless or impossible: the claims' pre-check of a visited bit (bit_clear: it only
+// saves an atomic) and the pull's frontier bitmap and candidates, written before the barrier
+// that starts the pull and only read during it (see load() in common.cuh).
 #include <cooperative_groups.h>
 
 #include <algorithm>
@@ -133,7 +136,7 @@ __global__ void __launch_bounds__(kThreads, 1) fused_kernel(FusedArgs a) {
           grid.sync();
         }
         t.fout = a.bitmaps[1 - bm];
-        pull_level<true>(t, c.level, fin, k, &s_sum);
+        pull_level(t, c.level, fin, k, &s_sum);
         bm = 1 - bm;
       } else if (few_long_rows(size, Index(c.frontier_edges))) {
         few_rows_level<true>(t, c.level, in, size, k, smem, fs);

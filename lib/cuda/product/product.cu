@@ -217,7 +217,7 @@ __global__ void __launch_bounds__(kThreads, 1) product_kernel(ProductArgs<Z, K> 
     Tgt t = a.t;
     t.term = false;  // the pull writes each entry's own term
     if constexpr (kTerms) t.ftrue = a.ftrue;
-    pull_level<true>(t, 0, a.fin, k, &s_sum);
+    pull_level(t, 0, a.fin, k, &s_sum);
     return;
   }
   const bool own_list = !u_sparse || kTerms;

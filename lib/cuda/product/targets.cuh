@@ -15,10 +15,11 @@
 namespace gbcuda::detail::cuda::product {
 
 // Is input entry u in the frontier bitmap `fin`? 0: no; 2: yes, and the search may stop there.
-// (1: present but keep looking for a better term: only ProductTarget<Term>.)
-template <bool Fresh>
+// (1: present but keep looking for a better term: only ProductTarget<Term>.) A plain load: the
+// frontier bitmaps are written before the grid barrier that starts a pull and only read during
+// it (see load()), so probes may hit L1.
 __device__ __forceinline__ int bit_hit(const std::uint32_t* fin, Vid u) {
-  return ((load<Fresh>(fin + (u >> 5)) >> (u & 31)) & 1u) ? 2 : 0;
+  return ((fin[u >> 5] >> (u & 31)) & 1u) ? 2 : 0;
 }
 
 struct FusedTarget {
@@ -48,15 +49,12 @@ struct FusedTarget {
   __device__ void write(ull pos, Vid v, Vid) const { out[pos] = v; }
   // Pull: the unvisited vertices of word w (the same in every lane).
   __device__ std::uint32_t pull_candidates(Index w) const {
-    std::uint32_t c = ~__ldcg(visited + w);
+    std::uint32_t c = ~visited[w];  // set before the pull's barrier; this warp alone changes it now
     const Index left = g.n - w * 32;
     if (left < 32) c &= (1u << left) - 1u;
     return c;
   }
-  template <bool Fresh>
-  __device__ int pull_hit(const std::uint32_t* fin, Vid u) const {
-    return bit_hit<Fresh>(fin, u);
-  }
+  __device__ int pull_hit(const std::uint32_t* fin, Vid u) const { return bit_hit(fin, u); }
   __device__ Vid pull_payload(Vid, bool) const { return 0; }
   // Lane 0, after the warp's vote: the word of the next frontier, and the visited word (no other
   // warp touches word w during a pull level).
@@ -103,11 +101,10 @@ struct ProductTarget {
     const Index v = w * 32 + lane_id();
     return __ballot_sync(kFullMask, v < g.n && mask.allows(v));
   }
-  template <bool Fresh>
   __device__ int pull_hit(const std::uint32_t* fin, Vid u) const {
-    const int h = bit_hit<Fresh>(fin, u);
+    const int h = bit_hit(fin, u);
     if constexpr (K == OutValue::Term) {  // a true term ends the search; a false one only counts
-      if (h && ftrue && !((load<Fresh>(ftrue + (u >> 5)) >> (u & 31)) & 1u)) return 1;
+      if (h && ftrue && !((ftrue[u >> 5] >> (u & 31)) & 1u)) return 1;
     }
     return h;
   }
