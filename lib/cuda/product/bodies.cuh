@@ -244,8 +244,9 @@ __device__ void few_rows_level(const Tgt& t, int lvl, const Vid* in, Index size,
 // the pull levels ran below half of the H100's L2 and DRAM throughput with warps waiting on
 // memory (ncu, docs/PERFORMANCE.md 2026-11-25); two took kron:22:16's pull levels from 169 and
 // 107 us to 123 and 80. (Lanes that share a batch's candidates, so that none idles while a long
-// scan finishes, were slower: same page.) Each word's result comes from one vote and the target
-// commits it with one store; a pair of words' new entries are appended with one atomic.
+// scan finishes, were slower on urand and kron, faster on randout:1e8:4: same page, and
+// 2026-11-24.) Each word's result comes from one vote and the target commits it with one store;
+// a pair of words' new entries are appended with one atomic.
 inline constexpr int kPullChains = 2;  // 4 measured slower (register spills at 64 a thread)
 
 template <class Tgt>
