@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -425,6 +426,44 @@ TEST(ProductPolicy, CachedBetaIsCapped) {
   EXPECT_FALSE(read(-1, p));
   std::filesystem::remove(file);
   EXPECT_FALSE(pr::read_policy_cache(file.string(), p));
+}
+
+// alpha and beta from the two searches' levels: where pull starts to win while the frontier
+// grows, and where push wins again while it shrinks; a tie is push's; no crossover keeps the
+// defaults. Host arithmetic: runs without a GPU.
+TEST(ProductPolicy, DirectionThresholdsFromLevelTimes) {
+  using L = pr::LevelTimes;
+  const Index n = 1000000;
+  const gbcuda::Offset nnz = 16000000;
+  // Growing levels: push wins twice (unexplored/frontier edges 16e6/1e3 and (16e6-1e3)/1e5), pull
+  // from the third (ratio (16e6-101e3)/4e6); shrinking: pull wins at n/frontier = 4, push at 40.
+  const std::vector<L> levels = {{100, 1000, 1e-6, 9e-6},         {6000, 100000, 5e-6, 9e-6},
+                                 {250000, 4000000, 60e-6, 30e-6}, {500000, 8000000, 90e-6, 20e-6},
+                                 {250000, 3000000, 40e-6, 10e-6}, {25000, 800000, 6e-6, 9e-6},
+                                 {100, 1600, 2e-6, 8e-6}};
+  gbcuda::detail::ProductPolicy p;
+  pr::direction_thresholds(levels, n, nnz, p);
+  const double r2 = (16e6 - 1e3) / 1e5, r3 = (16e6 - 101e3) / 4e6;
+  EXPECT_NEAR(p.alpha, std::sqrt(r2 * r3), 1e-9);
+  EXPECT_NEAR(p.beta, std::sqrt(40.0 * 4.0), 1e-9);
+
+  auto ties = levels;  // equal times are push's: pull never wins while growing (alpha kept)
+  for (auto& l : ties) l.pull_seconds = l.push_seconds;
+  gbcuda::detail::ProductPolicy q;
+  pr::direction_thresholds(ties, n, nnz, q);
+  EXPECT_DOUBLE_EQ(q.alpha, gbcuda::detail::ProductPolicy{}.alpha);
+  EXPECT_NEAR(q.beta, 4.0 / 2, 1e-9);  // push wins at the first shrinking level: half its ratio
+
+  gbcuda::detail::ProductPolicy few;
+  pr::direction_thresholds({levels[0], levels[1]}, n, nnz, few);  // under 3 levels: no change
+  EXPECT_DOUBLE_EQ(few.alpha, gbcuda::detail::ProductPolicy{}.alpha);
+  EXPECT_DOUBLE_EQ(few.beta, gbcuda::detail::ProductPolicy{}.beta);
+
+  auto late = levels;  // pull also wins at n/frontier = 5, push only at 10000: sqrt(5e4), capped
+  late[5] = {200000, 2000000, 30e-6, 1e-6};
+  gbcuda::detail::ProductPolicy c;
+  pr::direction_thresholds(late, n, nnz, c);
+  EXPECT_DOUBLE_EQ(c.beta, pr::kMaxBeta);
 }
 
 // ---- no hidden waits ------------------------------------------------------------------------

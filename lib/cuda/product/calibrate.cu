@@ -17,10 +17,14 @@
 //                     never discover more than their own width, cannot show that.
 //   alpha, beta       a circulant graph (v -> v + o_k mod n, 16 pseudo-random offsets o_k; its
 //                     in-edges are known by formula), BFS once all-push and once all-pull with
-//                     per-level times: alpha is the ratio unexplored/frontier edges at which pull
-//                     starts to win while the frontier grows, beta the ratio n/frontier at which
-//                     push wins again while it shrinks (geometric means of the bracketing levels),
-//                     at most kMaxBeta (product.hpp says why).
+//                     per-level times; direction_thresholds() (below) turns them into alpha, the
+//                     ratio unexplored/frontier edges at which pull starts to win while the
+//                     frontier grows, and beta, the ratio n/frontier at which push wins again
+//                     while it shrinks (geometric means of the bracketing levels), at most
+//                     kMaxBeta (product.hpp says why). Within one machine start the result is the
+//                     same every time (16 calibrations, 2026-11-25); between starts beta came out
+//                     18 or 40: averaging 7 runs of each direction did not change it within a
+//                     start, so the difference is the machine's, not one run's noise.
 // GBCUDA_CALIBRATION=off skips all of it (ProductPolicy's defaults). The cache is a small JSON
 // file in $GBCUDA_CACHE_DIR, else $XDG_CACHE_HOME/gbcuda, else ~/.cache/gbcuda; not writable =
 // not cached.
@@ -176,18 +180,26 @@ void measure_direction_thresholds(ProductPolicy& p) {
   run_forced(h.g, ProductKernel::Pull, true);
   const BfsResult push = run_forced(h.g, ProductKernel::QueueWarp, true);
   const BfsResult pull = run_forced(h.g, ProductKernel::Pull, true);
-  const std::size_t levels = std::min(push.levels.size(), pull.levels.size());
-  if (levels < 3) return;
+  std::vector<LevelTimes> levels(std::min(push.levels.size(), pull.levels.size()));
+  for (std::size_t l = 0; l < levels.size(); ++l)
+    levels[l] = {push.levels[l].frontier_size, push.levels[l].edges_examined, push.levels[l].seconds,
+                 pull.levels[l].seconds};
+  direction_thresholds(levels, n, h.g.nnz, p);
+}
+
+}  // namespace
+
+void direction_thresholds(const std::vector<LevelTimes>& levels, Index n, Offset nnz, ProductPolicy& p) {
+  if (levels.size() < 3) return;
   // Growing: the first level where pull wins; alpha between its m_u/m_f and the previous one's.
-  double unexplored = double(h.g.nnz), prev_ratio = -1, alpha = -1, beta = -1, prev_s = -1;
+  double unexplored = double(nnz), prev_ratio = -1, alpha = -1, beta = -1, prev_s = -1;
   Index prev_size = 0;
   bool grew_done = false;
-  for (std::size_t l = 0; l < levels; ++l) {
-    const auto& s = push.levels[l];
+  for (const LevelTimes& s : levels) {
     const bool growing = s.frontier_size > prev_size;
-    const bool pull_wins = pull.levels[l].seconds < s.seconds;
-    if (growing && !grew_done && s.edges_examined > 0) {
-      const double ratio = unexplored / double(s.edges_examined);
+    const bool pull_wins = s.pull_seconds < s.push_seconds;
+    if (growing && !grew_done && s.push_edges > 0) {
+      const double ratio = unexplored / double(s.push_edges);
       if (pull_wins) {
         alpha = prev_ratio > 0 ? std::sqrt(ratio * prev_ratio) : ratio * 2;
         grew_done = true;
@@ -199,12 +211,14 @@ void measure_direction_thresholds(ProductPolicy& p) {
       if (!pull_wins && beta < 0) beta = prev_s > 0 ? std::sqrt(ratio * prev_s) : ratio / 2;
       if (pull_wins) prev_s = ratio;
     }
-    unexplored -= double(s.edges_examined);
+    unexplored -= double(s.push_edges);
     prev_size = s.frontier_size;
   }
   if (alpha > 0) p.alpha = std::clamp(alpha, 1.0, 1000.0);
   if (beta > 0) p.beta = std::clamp(beta, 2.0, kMaxBeta);
 }
+
+namespace {
 
 // ---- the cache ------------------------------------------------------------------------------
 

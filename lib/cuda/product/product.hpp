@@ -4,6 +4,7 @@
 // bodies and policy run level after level inside one persistent kernel). The public entry of the
 // product itself is cuda::bool_product (gbcuda/detail/cuda_ops.hpp), called by vxm/mxv.
 #include <string>
+#include <vector>
 
 #include "gbcuda/bfs.hpp"
 #include "gbcuda/detail/product_policy.hpp"
@@ -42,6 +43,21 @@ ProductPolicy calibrated_product_policy();
 // docs/PERFORMANCE.md); a graph with unreachable vertices then pulls its small last frontiers over
 // all of them (kron:22:16's 684-vertex level: 25 us instead of 4; randout:1e8:4: +0.75 ms).
 inline constexpr double kMaxBeta = 64.0;
+
+// One level of the calibration's two searches of one graph (all-push and all-pull): the frontier
+// the level expanded, the out-edges the push examined, and each direction's time for the level.
+struct LevelTimes {
+  Index frontier_size = 0;
+  Index push_edges = 0;
+  double push_seconds = 0.0;
+  double pull_seconds = 0.0;
+};
+
+// The direction thresholds from those levels (n vertices, nnz edges): alpha where pull starts
+// to win while the frontier grows (unexplored / frontier edges, geometric mean of the bracketing
+// levels), beta where push wins again while it shrinks (n / frontier). Sets p.alpha (clamped to
+// [1, 1000]) and p.beta (to [2, kMaxBeta]) where the levels show a crossover; leaves them else.
+void direction_thresholds(const std::vector<LevelTimes>& levels, Index n, Offset nnz, ProductPolicy& p);
 
 // Reads a cached policy (the calibration's JSON file) into p; false when it is missing, malformed
 // or of another format. beta is capped at kMaxBeta.
