@@ -4,7 +4,8 @@
 #   scripts/gpu-ncu-levels.sh BIN_DIR GRAPH SOURCE [ORDERING]
 # Writes $OUT/ncu-GRAPH-ORDERING.csv (scripts/ncu-levels-table.py prints it as a table): per
 # launch, duration, DRAM, L2 and L1 traffic and throughput, occupancy, issue activity and the
-# main warp stall reasons.
+# main warp stall reasons. NCU_LAUNCHES=N profiles only the first N levels' launches (bfs_spmv's
+# warm-up search comes first; on a large graph each profiled launch is replayed many times).
 set -uo pipefail
 bin=$1 graph=$2 source=$3 ordering=${4:-none}
 out=${OUT:-gpu-logs}
@@ -22,6 +23,8 @@ sm__warps_active.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_
 smsp__average_warp_latency_issue_stalled_long_scoreboard.ratio,smsp__average_warp_latency_issue_stalled_lg_throttle.ratio,\
 smsp__average_warp_latency_issue_stalled_barrier.ratio,smsp__average_warp_latency_issue_stalled_membar.ratio,\
 l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum
-GBCUDA_CALIBRATION=${GBCUDA_CALIBRATION:-off} ncu -k regex:product_kernel --metrics "$metrics" --csv --print-units base "$bin/bfs_spmv" "$graph" --source "$source" --kernel algebra \
+limit=()
+[ -n "${NCU_LAUNCHES:-}" ] && limit=(--launch-count "$NCU_LAUNCHES")
+GBCUDA_CALIBRATION=${GBCUDA_CALIBRATION:-off} ncu -k regex:product_kernel "${limit[@]}" --metrics "$metrics" --csv --print-units base "$bin/bfs_spmv" "$graph" --source "$source" --kernel algebra \
   --reorder "$ordering" --repeat 1 > "$out/ncu-$name.csv" 2> "$out/ncu-$name.err"
 echo "ncu exit $? -> $out/ncu-$name.csv"
