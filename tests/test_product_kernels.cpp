@@ -314,6 +314,48 @@ TEST(FusedBfs, ResumesAcrossLaunchesInEveryKernel) {
   }
 }
 
+// A push over 2^20 or more edges counts the edges of the frontier it produces from one vertex
+// in 16 (common.cuh, kSampleEdges): within a few per cent of the exact count, and not equal to
+// it on a wide frontier (the sample ran); every other level's count exact. In both loops.
+TEST(FusedBfs, WidePushesCountTheNextFrontiersEdgesBySample) {
+  SKIP_WITHOUT_GPU();
+  // 2^18 vertices of 40 out-edges: depths of about 1, 40, 1600, 64000 (2.6 M out-edges: sampled)
+  // and 196000 (7.8 M: sampled), then a few.
+  const auto A = gbtest::random_graph({Index(1) << 18, 40.0, true, false, false, 0.0, 21});
+  const auto expected = gbtest::graphblas_bfs_levels(A, 0);
+  const auto ptr = A.csr(gbcuda::Backend::Host).row_ptr.to_vector();
+  std::vector<double> exact;  // out-edges of each depth's vertices
+  for (std::size_t v = 0; v < expected.size(); ++v) {
+    if (expected[v] < 0) continue;
+    if (exact.size() <= std::size_t(expected[v])) exact.resize(std::size_t(expected[v]) + 1, 0.0);
+    exact[std::size_t(expected[v])] += double(ptr[v + 1] - ptr[v]);
+  }
+  for (LevelLoop loop : {LevelLoop::Fused, LevelLoop::Algebra}) {
+    SCOPED_TRACE(gbcuda::to_string(loop));
+    gbcuda::BfsOptions o;
+    o.device = gbcuda::Device::Cuda;
+    o.direction = Direction::Push;  // every level a push, so every level reports its input's edges
+    o.level_loop = loop;
+    const auto r = gbcuda::bfs(A, 0, o);
+    check_result(A, 0, r, expected, false);
+    int sampled = 0;
+    for (std::size_t d = 0; d < r.levels.size(); ++d) {  // r.levels[d] expands depth d
+      const double got = double(r.levels[d].edges_examined), want = exact[d];
+      if (d == 0 || exact[d - 1] < double(Index(1) << 20)) {
+        EXPECT_EQ(got, want) << "depth " << d;
+        continue;
+      }
+      const double size = double(r.levels[d].frontier_size);
+      EXPECT_NEAR(got, want, std::max(0.05, 5.0 * std::sqrt(16.0 / size)) * want) << "depth " << d;
+      if (size >= 10000) {
+        EXPECT_NE(got, want) << "depth " << d << ": counted exactly, not by sample";
+        ++sampled;
+      }
+    }
+    EXPECT_GE(sampled, 1);
+  }
+}
+
 // The policy pulls on a dense graph, in both loops: in the algebra loop from the history each
 // product leaves on its output (its trace), with nothing read back but the count.
 TEST(ProductPolicy, SwitchesDirectionOnADenseGraphInBothLoops) {

@@ -56,9 +56,11 @@ struct BfsOptions {
 };
 
 struct BfsLevelStats {
-  int level = 0;             // the level being produced (1 = neighbours of the source)
-  Index frontier_size = 0;   // vertices in the frontier expanded at this step
-  Index edges_examined = 0;  // push: out-edges of the frontier; pull: upper bound, in-edges of unvisited
+  int level = 0;            // the level being produced (1 = neighbours of the source)
+  Index frontier_size = 0;  // vertices in the frontier expanded at this step
+  // push: out-edges of the frontier (on the GPU, estimated from one vertex in 16 when the push
+  // that produced the frontier expanded 2^20 or more edges); pull: upper bound, in-edges of unvisited
+  Index edges_examined = 0;
   Direction direction = Direction::Push;
   BfsKernel kernel = BfsKernel::Auto;  // the kernel that ran this level (Auto: the host backend's push)
   double seconds = 0.0;

@@ -326,8 +326,9 @@ __device__ void pull_level(const Tgt& t, int lvl, const std::uint32_t* fin, Leve
 #pragma unroll
     for (int c = 0; c < kPullChains; ++c) {
       const Vid v = Vid((w0 + c * nwarps) * 32 + lane);
-      if (found[c]) {
-        t.won(v, par[c], lvl, new_edges);
+      if (found[c]) {  // (the exact degree: the finds of a word are consecutive, their reads coalesce)
+        t.record(v, par[c], lvl);
+        new_edges += static_cast<ull>(t.counted_degree(v));
         t.write(base + __popc(m[c] & lanes_below()), v, t.pull_payload(par[c], best[c]));
       }
       base += ull(__popc(m[c]));

@@ -11,8 +11,9 @@
 // lists. Bodies call the target through:
 //   claim(v)                    true for exactly one caller per new output entry v (push); its two
 //                               steps: unclaimed(v) (a read) then claim_unclaimed(v) (the atomic)
-//   won(v, u, lvl, new_edges)   after a claim (or a pull find): v reached from input entry u; its
-//                               two steps: record(v, u, lvl) (stores) and counted_degree(v) (reads)
+//   won(v, u, lvl, new_edges)   after a claim: v reached from input entry u; its two steps:
+//                               record(v, u, lvl) (stores) and its degree (reads; exact from
+//                               counted_degree(v), or by sample on wide pushes, see below)
 //   payload(u)                  what an appender carries to write() for an entry reached from u
 //   write(pos, v, payload)      the output's slot pos
 //   pull_candidates(w) / pull_hit(u, term) / pull_commit(w, found)   the pull's word of 32 outputs
@@ -138,6 +139,32 @@ __device__ __forceinline__ bool set_bit_first(std::uint32_t* bits, Vid v) {
 
 // Out-degree of v (what a new frontier entry adds to the next level's edges).
 __device__ __forceinline__ Offset row_degree(const Graph& g, Vid v) { return g.out_ptr[v + 1] - g.out_ptr[v]; }
+
+// The next frontier's out-edges are only read by the policy (the push/pull choice, m_f); on a
+// push over kSampleEdges or more input edges, reading every new entry's row offsets is a random
+// L2 request per entry (urand:26:8's widest push: 32 M of its 172 M, at 85% of the L2's
+// throughput; ncu, 2026-11-25). There one entry in kDegreeSample (by a hash of its index) reads
+// its offsets and counts kDegreeSample times its degree: the sum estimates the edges within a
+// few per cent once the frontier holds thousands of entries, which such a push's output does.
+// Where: the pushes that deal rows out (won(): rows over kShortBatch edges, block rows, few long
+// rows). Exact elsewhere: the one-step path of short rows (counted_degrees: a flag test per entry
+// there kept its offset loads from overlapping, and grid:2048:2048 lost 6%), and the pull (its
+// finds are consecutive vertices: coalesced reads). Whether to sample is a per-block flag in
+// shared memory (degree_sampling()), set by thread 0 before a barrier that precedes the body: a
+// register for it made the fused kernel, at its 64-register cap, spill.
+inline constexpr Offset kSampleEdges = Offset(1) << 20;
+inline constexpr Offset kDegreeSample = 16;
+__device__ __forceinline__ bool& degree_sampling() {
+  __shared__ bool sample;
+  return sample;
+}
+// What a push's new entry v adds to the next level's edges: its degree, or by sample (above).
+__device__ __forceinline__ Offset sampled_row_degree(const Graph& g, Vid v) {
+  const bool sample = degree_sampling();
+  const bool take = !sample || (v * 2654435761u) >> 28 == 0;  // the top 4 bits of a hash
+  const Offset d = take ? row_degree(g, v) : 0;
+  return sample ? kDegreeSample * d : d;
+}
 
 // Visits edge u -> v (when `have`) and hands the outcome to the appender; the whole warp calls
 // it together (appenders use warp votes).

@@ -86,8 +86,13 @@ __global__ void __launch_bounds__(kThreads, 1) fused_kernel(FusedArgs a) {
   __shared__ SingleShared ss;
   __shared__ ull s_sum;
   cg::grid_group grid = cg::this_grid();
+  // Thread 0 sets the degree sampling of the next level before the barrier that precedes it.
+  auto set_sampling = [](const Control& c) {
+    degree_sampling() = c.kernel != int(ProductKernel::Pull) && c.frontier_edges >= ull(kSampleEdges);
+  };
   if (threadIdx.x == 0) {
     s_c = load_control(a.ctl);
+    set_sampling(s_c);
     ps.count = 0;
     ps.big.owner = INT_MAX;
   }
@@ -158,6 +163,7 @@ __global__ void __launch_bounds__(kThreads, 1) fused_kernel(FusedArgs a) {
       }
     }
     cur = 1 - cur;
+    if (threadIdx.x == 0) set_sampling(s_c);
     __syncthreads();
     recorded += s_c.level - c.level;
   }

@@ -202,6 +202,8 @@ __global__ void __launch_bounds__(kThreads, 1) product_kernel(ProductArgs<Z, K> 
   }
   const LevelCounters k{reinterpret_cast<ull*>(&a.out->nvals), reinterpret_cast<ull*>(&a.out->trace.edges),
                         reinterpret_cast<ull*>(&a.out->trace.examined)};
+  if (threadIdx.x == 0) degree_sampling() = !pull && info.frontier_edges >= Index(kSampleEdges);
+  __syncthreads();  // the flag, for every thread of the block
 
   // ---- C: the body ----
   if (pull) {

@@ -43,7 +43,7 @@ struct FusedTarget {
   __device__ Offset counted_degree(Vid v) const { return row_degree(g, v); }
   __device__ void won(Vid v, Vid u, int lvl, ull& new_edges) const {
     record(v, u, lvl);
-    new_edges += static_cast<ull>(counted_degree(v));
+    new_edges += static_cast<ull>(sampled_row_degree(g, v));
   }
   __device__ Vid payload(Vid) const { return 0; }
   __device__ void write(ull pos, Vid v, Vid) const { out[pos] = v; }
@@ -87,7 +87,7 @@ struct ProductTarget {
   __device__ Offset counted_degree(Vid v) const { return count_edges ? row_degree(g, v) : 0; }
   __device__ void won(Vid v, Vid u, int lvl, ull& new_edges) const {
     record(v, u, lvl);
-    new_edges += static_cast<ull>(counted_degree(v));
+    if (count_edges) new_edges += static_cast<ull>(sampled_row_degree(g, v));
   }
   __device__ Vid payload(Vid u) const { return kPayload ? u : 0; }
   __device__ void write(ull pos, Vid v, Vid p) const {
