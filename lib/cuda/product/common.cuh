@@ -147,11 +147,12 @@ __device__ __forceinline__ Offset row_degree(const Graph& g, Vid v) { return g.o
 // its offsets and counts kDegreeSample times its degree: the sum estimates the edges within a
 // few per cent once the frontier holds thousands of entries, which such a push's output does.
 // Where: the pushes that deal rows out (won(): rows over kShortBatch edges, block rows, few long
-// rows). Exact elsewhere: the one-step path of short rows (counted_degrees: a flag test per entry
-// there kept its offset loads from overlapping, and grid:2048:2048 lost 6%), and the pull (its
-// finds are consecutive vertices: coalesced reads). Whether to sample is a per-block flag in
-// shared memory (degree_sampling()), set by thread 0 before a barrier that precedes the body: a
-// register for it made the fused kernel, at its 64-register cap, spill.
+// rows). Exact elsewhere: the one-step path of short rows (counted_degrees: with the flag tested
+// there grid:2048:2048, which never samples, lost 6%; our reading: the test per entry kept its
+// offset loads from overlapping), and the pull (its finds are consecutive: coalesced reads).
+// Whether to sample is a per-block flag in shared memory (degree_sampling()), set by thread 0
+// before a barrier that precedes the body: a register for it made the fused kernel, at its
+// 64-register cap, spill.
 inline constexpr Offset kSampleEdges = Offset(1) << 20;
 inline constexpr Offset kDegreeSample = 16;
 __device__ __forceinline__ bool& degree_sampling() {
