@@ -1,5 +1,5 @@
-"""What the CLI tests (test_cli.py, test_bench.py) share: a count of passed and failed checks,
-and running the program under test with a timeout."""
+"""What the CLI tests (test_cli.py, test_bench.py, test_bench_table.py, test_ncu_table.py) share:
+a count of passed and failed checks, and running the program under test with a timeout."""
 import subprocess
 import time
 

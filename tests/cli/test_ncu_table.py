@@ -6,10 +6,11 @@ the L1 hit rate it derives, and a clear failure for a file without an ncu table.
     test_ncu_table.py --script scripts/ncu-levels-table.py
 """
 import argparse
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from checker import Checker
 
 HEADER = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size",'
           '"Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"')
@@ -24,12 +25,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--script", required=True)
     args = ap.parse_args()
-    failures = []
-
-    def check(ok, what):
-        print(("ok   " if ok else "FAIL ") + what)
-        if not ok:
-            failures.append(what)
+    c = Checker(sys.executable, 60)
+    check = c.check
 
     lines = ["==PROF== Connected to process 1", "time:       0.5 s per BFS", HEADER]
     for launch, us, hits, sectors, l2 in [(0, "37,888", "0", "150,000", "7.87"), (1, "199,500", "8,379,381", "16,950,000", "51.63")]:
@@ -41,9 +38,9 @@ def main():
     with tempfile.TemporaryDirectory() as d:
         csv_path = Path(d) / "ncu-g-none.csv"
         csv_path.write_text("\n".join(lines) + "\n")
-        r = subprocess.run([sys.executable, args.script, str(csv_path)], capture_output=True, text=True)
-        check(r.returncode == 0, f"a table is printed (exit {r.returncode}, stderr {r.stderr.strip()!r})")
-        out = r.stdout.splitlines()
+        r = c.run_timed([args.script, csv_path])  # (exit code, stdout, stderr, seconds)
+        check(r[0] == 0, f"a table is printed (exit {r[0]}, stderr {r[2].strip()!r})")
+        out = r[1].splitlines()
         head = out[1].split() if len(out) > 1 else []
         check(head[:2] == ["id", "us"] and "L1_hit%" in head and "L2%" in head, f"header names the columns: {head}")
         rows = {int(cells[0]): cells for cells in (l.split() for l in out[2:]) if cells}
@@ -58,11 +55,11 @@ def main():
 
         err_path = Path(d) / "ncu-g-none.err"
         err_path.write_text("==ERROR== the profiler failed\n")
-        r = subprocess.run([sys.executable, args.script, str(err_path)], capture_output=True, text=True)
-        check(r.returncode != 0 and "no ncu CSV header" in r.stderr, f"a file without a table fails clearly: {r.stderr.strip()!r}")
-        check(r.stdout == "", "and prints no table")
-    print(f"{len(failures)} failure(s)")
-    return 1 if failures else 0
+        r = c.run_timed([args.script, err_path])
+        check(r[0] != 0 and "no ncu CSV header" in r[2], f"a file without a table fails clearly: {r[2].strip()!r}")
+        check(r[1] == "", "and prints no table")
+    print(f"{c.passed} passed, {c.failed} failed")
+    return 1 if c.failed else 0
 
 
 if __name__ == "__main__":
