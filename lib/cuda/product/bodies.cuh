@@ -260,12 +260,10 @@ __device__ void pull_level(const Tgt& t, int lvl, const std::uint32_t* fin, Leve
     Offset p[kPullChains], e[kPullChains];
     bool found[kPullChains], best[kPullChains];
     Vid par[kPullChains];
-    std::uint32_t any = 0;
 #pragma unroll
     for (int c = 0; c < kPullChains; ++c) {
       const Index w = w0 + c * nwarps;
       const std::uint32_t cand = w < words ? t.pull_candidates(w) : 0u;
-      any |= cand;
       p[c] = e[c] = 0;
       found[c] = best[c] = false;
       par[c] = 0;
@@ -275,12 +273,6 @@ __device__ void pull_level(const Tgt& t, int lvl, const std::uint32_t* fin, Leve
         e[c] = t.g.in_ptr[v + 1];
         examined += static_cast<ull>(e[c] - p[c]);
       }
-    }
-    if (any == 0) {  // nothing to search: commit empty words
-      if (lane == 0)
-        for (int c = 0; c < kPullChains; ++c)
-          if (w0 + c * nwarps < words) t.pull_commit(w0 + c * nwarps, 0u);
-      continue;
     }
     for (;;) {
       bool more = false;
