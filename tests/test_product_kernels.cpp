@@ -19,6 +19,7 @@
 #include "cuda/product/product.hpp"
 #include "gbcuda/bfs.hpp"
 #include "gbcuda/context.hpp"
+#include "gbcuda/generators.hpp"
 #include "gbcuda/io.hpp"
 #include "gbcuda/operations.hpp"
 #include "support/graphblas_ref.hpp"
@@ -316,43 +317,58 @@ TEST(FusedBfs, ResumesAcrossLaunchesInEveryKernel) {
 
 // A push over 2^20 or more edges counts the edges of the frontier it produces from one vertex
 // in 16 (common.cuh, kSampleEdges): within a few per cent of the exact count, and not equal to
-// it on a wide frontier (the sample ran); every other level's count exact. In both loops.
+// it on a wide frontier (the sample ran); every other level's count exact. In both loops, on
+// rows of 40 edges (dealt out evenly) and on rows of 4 (one step a thread). The early wide
+// levels also claim without reading the visited bit first (wide_level()): each level's frontier
+// holds each vertex of its depth once, and the parents are valid.
 TEST(FusedBfs, WidePushesCountTheNextFrontiersEdgesBySample) {
   SKIP_WITHOUT_GPU();
+  struct Case {
+    const char* name;
+    gbcuda::Matrix<bool> A;
+  };
   // 2^18 vertices of 40 out-edges: depths of about 1, 40, 1600, 64000 (2.6 M out-edges: sampled)
-  // and 196000 (7.8 M: sampled), then a few.
-  const auto A = gbtest::random_graph({Index(1) << 18, 40.0, true, false, false, 0.0, 21});
-  const auto expected = gbtest::graphblas_bfs_levels(A, 0);
-  const auto ptr = A.csr(gbcuda::Backend::Host).row_ptr.to_vector();
-  std::vector<double> exact;  // out-edges of each depth's vertices
-  for (std::size_t v = 0; v < expected.size(); ++v) {
-    if (expected[v] < 0) continue;
-    if (exact.size() <= std::size_t(expected[v])) exact.resize(std::size_t(expected[v]) + 1, 0.0);
-    exact[std::size_t(expected[v])] += double(ptr[v + 1] - ptr[v]);
-  }
-  for (LevelLoop loop : {LevelLoop::Fused, LevelLoop::Algebra}) {
-    SCOPED_TRACE(gbcuda::to_string(loop));
-    gbcuda::BfsOptions o;
-    o.device = gbcuda::Device::Cuda;
-    o.direction = Direction::Push;  // every level a push, so every level reports its input's edges
-    o.level_loop = loop;
-    const auto r = gbcuda::bfs(A, 0, o);
-    check_result(A, 0, r, expected, false);
-    int sampled = 0;
-    for (std::size_t d = 0; d < r.levels.size(); ++d) {  // r.levels[d] expands depth d
-      const double got = double(r.levels[d].edges_examined), want = exact[d];
-      if (d == 0 || exact[d - 1] < double(Index(1) << 20)) {
-        EXPECT_EQ(got, want) << "depth " << d;
-        continue;
-      }
-      const double size = double(r.levels[d].frontier_size);
-      EXPECT_NEAR(got, want, std::max(0.05, 5.0 * std::sqrt(16.0 / size)) * want) << "depth " << d;
-      if (size >= 10000) {
-        EXPECT_NE(got, want) << "depth " << d << ": counted exactly, not by sample";
-        ++sampled;
-      }
+  // and 196000 (7.8 M: sampled), then a few. randout: 2^20 vertices of 4 out-edges, depths
+  // growing about 4x up to ~300,000 (1.2 M out-edges: sampled), then shrinking.
+  Case cases[] = {{"rows of 40", gbtest::random_graph({Index(1) << 18, 40.0, true, false, false, 0.0, 21})},
+                  {"rows of 4", gbcuda::generate_graph("randout:1048576:4", gbcuda::Backend::Host)}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const auto expected = gbtest::graphblas_bfs_levels(c.A, 0);
+    const auto sizes = gbtest::level_sizes(expected);
+    const auto ptr = c.A.csr(gbcuda::Backend::Host).row_ptr.to_vector();
+    std::vector<double> exact;  // out-edges of each depth's vertices
+    for (std::size_t v = 0; v < expected.size(); ++v) {
+      if (expected[v] < 0) continue;
+      if (exact.size() <= std::size_t(expected[v])) exact.resize(std::size_t(expected[v]) + 1, 0.0);
+      exact[std::size_t(expected[v])] += double(ptr[v + 1] - ptr[v]);
     }
-    EXPECT_GE(sampled, 1);
+    for (LevelLoop loop : {LevelLoop::Fused, LevelLoop::Algebra}) {
+      SCOPED_TRACE(gbcuda::to_string(loop));
+      gbcuda::BfsOptions o;
+      o.device = gbcuda::Device::Cuda;
+      o.direction = Direction::Push;  // every level a push, so every level reports its input's edges
+      o.level_loop = loop;
+      o.compute_parents = true;
+      const auto r = gbcuda::bfs(c.A, 0, o);
+      check_result(c.A, 0, r, expected, true);
+      int sampled = 0;
+      for (std::size_t d = 0; d < r.levels.size(); ++d) {  // r.levels[d] expands depth d
+        const double size = double(r.levels[d].frontier_size);
+        EXPECT_EQ(r.levels[d].frontier_size, sizes[d]) << "depth " << d << ": a vertex claimed twice or not at all";
+        const double got = double(r.levels[d].edges_examined), want = exact[d];
+        if (d == 0 || exact[d - 1] < double(Index(1) << 20)) {
+          EXPECT_EQ(got, want) << "depth " << d;
+          continue;
+        }
+        EXPECT_NEAR(got, want, std::max(0.05, 5.0 * std::sqrt(16.0 / size)) * want) << "depth " << d;
+        if (size >= 10000) {
+          EXPECT_NE(got, want) << "depth " << d << ": counted exactly, not by sample";
+          ++sampled;
+        }
+      }
+      EXPECT_GE(sampled, 1);
+    }
   }
 }
 

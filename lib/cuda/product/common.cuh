@@ -10,7 +10,9 @@
 // mask alone, claims entries in its own bitmap and writes the output vector's (index, value)
 // lists. Bodies call the target through:
 //   claim(v)                    true for exactly one caller per new output entry v (push); its two
-//                               steps: unclaimed(v) (a read) then claim_unclaimed(v) (the atomic)
+//                               steps: unclaimed(v) (a read) then claim_unclaimed(v) (the atomic);
+//                               admits(v): what unclaimed(v) reads besides the claim bit (the
+//                               mask), for claims that skip that read (wide_level())
 //   won(v, u, lvl, new_edges)   after a claim: v reached from input entry u; its two steps:
 //                               record(v, u, lvl) (stores) and its degree (reads; exact from
 //                               counted_degree(v), or by sample on wide pushes, see below)
@@ -140,29 +142,52 @@ __device__ __forceinline__ bool set_bit_first(std::uint32_t* bits, Vid v) {
 // Out-degree of v (what a new frontier entry adds to the next level's edges).
 __device__ __forceinline__ Offset row_degree(const Graph& g, Vid v) { return g.out_ptr[v + 1] - g.out_ptr[v]; }
 
-// The next frontier's out-edges are only read by the policy (the push/pull choice, m_f); on a
-// push over kSampleEdges or more input edges, reading every new entry's row offsets is a random
-// L2 request per entry (urand:26:8's widest push: 32 M of its 172 M, at 85% of the L2's
-// throughput; ncu, 2026-11-25). There one entry in kDegreeSample (by a hash of its index) reads
-// its offsets and counts kDegreeSample times its degree: the sum estimates the edges within a
-// few per cent once the frontier holds thousands of entries, which such a push's output does.
-// Where: the pushes that deal rows out (won(): rows over kShortBatch edges, block rows, few long
-// rows). Exact elsewhere: the one-step path of short rows (counted_degrees: with the flag tested
-// there grid:2048:2048, which never samples, lost 6%; our reading: the test per entry kept its
-// offset loads from overlapping), and the pull (its finds are consecutive: coalesced reads).
-// Whether to sample is a per-block flag in shared memory (degree_sampling()), set by thread 0
-// before a barrier that precedes the body: a register for it made the fused kernel, at its
-// 64-register cap, spill.
+// Choices that hold for a whole wide push level (over kSampleEdges input edges), the same in
+// every thread of a block: one flag pair per block in shared memory (wide_level()), set by
+// thread 0 before a barrier that precedes the body (a register for it made the fused kernel, at
+// its 64-register cap, spill), read once per tile and branched on uniformly (tested per entry
+// instead, it cost grid:2048:2048, which never has a wide level, 6%: 2026-11-25).
+//
+// sample_degrees: the next frontier's out-edges are only read by the policy (the push/pull
+//   choice, m_f); reading every new entry's row offsets is a random L2 request per entry
+//   (urand:26:8's widest push: 32 M of its 172 M, at 85% of the L2's throughput; ncu,
+//   2026-11-25). On a wide push one entry in kDegreeSample (by a hash of its index) reads its
+//   offsets and counts kDegreeSample times its degree: the sum estimates the edges within a few
+//   per cent once the frontier holds thousands of entries, which such a push's output does.
+//   Every push path samples (randout:1e8:4's push of 4 M rows of 4 edges: 2.58 -> 1.86 ms);
+//   the pull counts exactly (its finds are consecutive: coalesced reads).
+// blind_claims: a claim is a read of the claim bit, then the atomic only if it was clear; that
+//   read saves an atomic when most edges lead to entries already claimed, and costs a round trip
+//   and an L2 request when most lead to new ones. On a wide push while most edges are
+//   unexplored (the early levels of a search), the short-row and dealt-out paths skip it, but
+//   only while the claim bitmap is a small part of the L2 (blind_claims_allowed()):
+//   urand:22:16's wide push (512 KB bitmap) took 106 us blind against 135, urand:20:16's (128 KB)
+//   65 against 77, while urand:26:8's (8 MB) and randout:1e8:4's (12.5 MB) wide pushes took
+//   19-37% longer blind (H100, 2026-11-25 evening). Our reading, not checked with counters: an
+//   atomic whose line is not in L2 holds the L2's atomic unit while the line comes from DRAM,
+//   where a read that misses does not.
 inline constexpr Offset kSampleEdges = Offset(1) << 20;
 inline constexpr Offset kDegreeSample = 16;
-__device__ __forceinline__ bool& degree_sampling() {
-  __shared__ bool sample;
-  return sample;
+struct WideLevel {
+  bool sample_degrees;
+  bool blind_claims;
+};
+__device__ __forceinline__ WideLevel& wide_level() {
+  __shared__ WideLevel w;
+  return w;
 }
+// The flags of a level: a push over `edges` input edges, `unexplored` of the graph's `nnz`
+// unexplored so far; blind_ok: blind_claims_allowed() for the claim bitmap.
+__device__ __forceinline__ WideLevel wide_level_for(bool push, ull edges, ull unexplored, ull nnz, bool blind_ok) {
+  const bool wide = push && edges >= ull(kSampleEdges);
+  return {wide, blind_ok && wide && 2 * unexplored > nnz};
+}
+// Is v one of the entries whose degree a sampling level reads (the top 4 bits of a hash)?
+__device__ __forceinline__ bool degree_sampled(Vid v) { return (v * 2654435761u) >> 28 == 0; }
 // What a push's new entry v adds to the next level's edges: its degree, or by sample (above).
 __device__ __forceinline__ Offset sampled_row_degree(const Graph& g, Vid v) {
-  const bool sample = degree_sampling();
-  const bool take = !sample || (v * 2654435761u) >> 28 == 0;  // the top 4 bits of a hash
+  const bool sample = wide_level().sample_degrees;
+  const bool take = !sample || degree_sampled(v);
   const Offset d = take ? row_degree(g, v) : 0;
   return sample ? kDegreeSample * d : d;
 }
@@ -184,25 +209,37 @@ inline constexpr int kShortBatch = 4;
 // atomics of the entries still clear, so that the step waits for two memory round trips, not two
 // per edge (an atomic orders the reads after it to the same word, so the compiler cannot
 // reorder them itself). want[k] becomes: this thread won v[k].
+// blind: skip the read of the claim bits (wide_level()).
 template <class Tgt>
-__device__ __forceinline__ void claim_batch(const Tgt& t, const Vid* v, bool* want) {
+__device__ __forceinline__ void claim_batch(const Tgt& t, const Vid* v, bool* want, bool blind) {
+  if (blind) {
 #pragma unroll
-  for (int k = 0; k < kShortBatch; ++k) want[k] = want[k] && t.unclaimed(v[k]);
+    for (int k = 0; k < kShortBatch; ++k) want[k] = want[k] && t.admits(v[k]);
+  } else {
+#pragma unroll
+    for (int k = 0; k < kShortBatch; ++k) want[k] = want[k] && t.unclaimed(v[k]);
+  }
 #pragma unroll
   for (int k = 0; k < kShortBatch; ++k) want[k] = want[k] && t.claim_unclaimed(v[k]);
 }
 
 // Sum of the counted out-degrees of the entries won in one step: their row offsets are read
-// together, after the step's appends, and waited for once.
+// together, after the step's appends, and waited for once. sample: only the sampled entries'
+// (wide_level()), each counted kDegreeSample times.
 template <class Tgt>
-__device__ __forceinline__ ull counted_degrees(const Tgt& t, const Vid* v, const bool* won) {
+__device__ __forceinline__ ull counted_degrees(const Tgt& t, const Vid* v, const bool* won, bool sample) {
   Offset d[kShortBatch];
+  if (sample) {
 #pragma unroll
-  for (int k = 0; k < kShortBatch; ++k) d[k] = won[k] ? t.counted_degree(v[k]) : 0;
+    for (int k = 0; k < kShortBatch; ++k) d[k] = won[k] && degree_sampled(v[k]) ? t.counted_degree(v[k]) : 0;
+  } else {
+#pragma unroll
+    for (int k = 0; k < kShortBatch; ++k) d[k] = won[k] ? t.counted_degree(v[k]) : 0;
+  }
   ull sum = 0;
 #pragma unroll
   for (int k = 0; k < kShortBatch; ++k) sum += static_cast<ull>(d[k]);
-  return sum;
+  return sample ? kDegreeSample * sum : sum;
 }
 
 // Shared state of the block-cooperative expansion (one row >= kBlockDegree at a time).
@@ -313,6 +350,8 @@ __device__ void expand_tile(const Tgt& t, int lvl, const Vid* in, Index end, Ind
   // 2. Rows of at most kShortBatch edges only: each thread its own, in one step (all loads, then
   //    all claims' reads, then their atomics, the appends, and the found rows' offsets: a narrow
   //    level, such as a mesh's, is one such chain of round trips, so each one saved counts).
+  const WideLevel wide = wide_level();
+  const bool blind = wide.blind_claims;
   if (!__syncthreads_or(deg > kShortBatch)) {
     Vid v[kShortBatch];
     bool won[kShortBatch];
@@ -321,13 +360,13 @@ __device__ void expand_tile(const Tgt& t, int lvl, const Vid* in, Index end, Ind
       won[k] = k < deg;
       v[k] = won[k] ? idx[beg + k] : 0;
     }
-    claim_batch(t, v, won);
+    claim_batch(t, v, won, blind);
 #pragma unroll
     for (int k = 0; k < kShortBatch; ++k)
       if (won[k]) t.record(v[k], u, lvl);
 #pragma unroll
     for (int k = 0; k < kShortBatch; ++k) app.append(won[k], v[k], t.payload(u));
-    new_edges += counted_degrees(t, v, won);
+    new_edges += counted_degrees(t, v, won, wide.sample_degrees);
     return;
   }
 
@@ -355,8 +394,13 @@ __device__ void expand_tile(const Tgt& t, int lvl, const Vid* in, Index end, Ind
         from[k] = g.u[r];
       }
     }
+    if (blind) {
 #pragma unroll
-    for (int k = 0; k < kShortBatch; ++k) won[k] = won[k] && t.claim(v[k]);
+      for (int k = 0; k < kShortBatch; ++k) won[k] = won[k] && t.admits(v[k]) && t.claim_unclaimed(v[k]);
+    } else {
+#pragma unroll
+      for (int k = 0; k < kShortBatch; ++k) won[k] = won[k] && t.claim(v[k]);
+    }
 #pragma unroll
     for (int k = 0; k < kShortBatch; ++k) {
       if (won[k]) t.won(v[k], from[k], lvl, new_edges);
@@ -470,6 +514,21 @@ void allow_dynamic_smem(Kernel* kernel, std::size_t bytes, std::size_t& raised) 
   if (bytes <= raised) return;
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
   raised = bytes;
+}
+
+// May wide pushes claim without reading the claim bit first (WideLevel::blind_claims)? Only
+// while a claim bitmap of n bits is at most 1/kBlindClaimsL2Share of this device's L2 (1.6 MB,
+// 13 M vertices, on the H100): measured faster at 512 KB and slower at 8 and 12.5 MB; where
+// between the two it turns is not measured.
+inline constexpr long long kBlindClaimsL2Share = 32;
+inline bool blind_claims_allowed(Index n) {
+  static const long long l2 = [] {
+    int device = 0, bytes = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrL2CacheSize, device));
+    return static_cast<long long>(bytes);
+  }();
+  return (static_cast<long long>(n) + 31) / 32 * 4 <= l2 / kBlindClaimsL2Share;
 }
 
 }  // namespace gbcuda::detail::cuda::product

@@ -47,6 +47,7 @@ struct FusedArgs {
   LevelSlot* slots = nullptr;                      // 3, zeroed before each launch
   LevelRecord* records = nullptr;                  // max_levels entries, or null
   int max_levels = 0;
+  bool blind_claims_ok = false;  // blind_claims_allowed() for the visited bitmap
 };
 
 // Dynamic shared memory of the bodies' queues (one body at a time).
@@ -86,13 +87,14 @@ __global__ void __launch_bounds__(kThreads, 1) fused_kernel(FusedArgs a) {
   __shared__ SingleShared ss;
   __shared__ ull s_sum;
   cg::grid_group grid = cg::this_grid();
-  // Thread 0 sets the degree sampling of the next level before the barrier that precedes it.
-  auto set_sampling = [](const Control& c) {
-    degree_sampling() = c.kernel != int(ProductKernel::Pull) && c.frontier_edges >= ull(kSampleEdges);
+  // Thread 0 sets the next level's wide-push flags before the barrier that precedes it.
+  auto set_wide_level = [&a](const Control& c) {
+    wide_level() = wide_level_for(c.kernel != int(ProductKernel::Pull), c.frontier_edges, c.unexplored_edges,
+                                  ull(a.t.g.nnz), a.blind_claims_ok);
   };
   if (threadIdx.x == 0) {
     s_c = load_control(a.ctl);
-    set_sampling(s_c);
+    set_wide_level(s_c);
     ps.count = 0;
     ps.big.owner = INT_MAX;
   }
@@ -163,7 +165,7 @@ __global__ void __launch_bounds__(kThreads, 1) fused_kernel(FusedArgs a) {
       }
     }
     cur = 1 - cur;
-    if (threadIdx.x == 0) set_sampling(s_c);
+    if (threadIdx.x == 0) set_wide_level(s_c);
     __syncthreads();
     recorded += s_c.level - c.level;
   }
@@ -295,6 +297,7 @@ void fused_bfs(const Graph& g, Index source, bool parents, const ProductPolicy& 
   a.slots = slots.data();
   a.records = collect_stats ? records.data() : nullptr;
   a.max_levels = collect_stats ? kRecordCapacity : INT_MAX;
+  a.blind_claims_ok = blind_claims_allowed(n);
 
   Control h{};
   auto fetch_control = [&] { copy_bytes(&h, Backend::Host, ctl.data(), Backend::Cuda, sizeof(Control)); };

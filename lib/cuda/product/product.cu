@@ -53,6 +53,7 @@ struct ProductArgs {
   ProductTarget<Z, K> t;
   ProductPolicy policy;
   bool can_push = false, can_pull = false;
+  bool blind_claims_ok = false;  // blind_claims_allowed() for the claimed bitmap
   // u, the input
   VectorForm u_form = VectorForm::Sparse;
   Index u_n = 0;
@@ -202,8 +203,10 @@ __global__ void __launch_bounds__(kThreads, 1) product_kernel(ProductArgs<Z, K> 
   }
   const LevelCounters k{reinterpret_cast<ull*>(&a.out->nvals), reinterpret_cast<ull*>(&a.out->trace.edges),
                         reinterpret_cast<ull*>(&a.out->trace.examined)};
-  if (threadIdx.x == 0) degree_sampling() = !pull && info.frontier_edges >= Index(kSampleEdges);
-  __syncthreads();  // the flag, for every thread of the block
+  if (threadIdx.x == 0)
+    wide_level() = wide_level_for(!pull, ull(info.frontier_edges), ull(max(info.unexplored_edges, Index(0))),
+                                  ull(g.nnz), a.blind_claims_ok);
+  __syncthreads();  // the flags, for every thread of the block
 
   // ---- C: the body ----
   if (pull) {
@@ -365,6 +368,7 @@ void bool_product(VectorStore<typename S::value_type>& t, const MaskView& m, con
   a.policy = policy_for_call(base, call.direction, call.kernel, call.alpha, call.beta);
   a.can_push = can_push && a.policy.forced != ProductKernel::Pull;
   a.can_pull = can_pull;
+  a.blind_claims_ok = blind_claims_allowed(n_out);
   if (!a.can_push && !a.can_pull) throw Error(Status::InvalidValue, "internal: the pull kernel needs the pull rows");
   a.u_form = u.form;
   a.u_n = n_in;

@@ -33,6 +33,7 @@ struct FusedTarget {
   Vid* out = nullptr;                // the next frontier's queue
   std::uint32_t* fout = nullptr;     // pull: the next frontier's bitmap
 
+  __device__ bool admits(Vid) const { return true; }
   __device__ bool unclaimed(Vid v) const { return bit_clear(visited, v); }
   __device__ bool claim_unclaimed(Vid v) const { return set_bit_first(visited, v); }
   __device__ bool claim(Vid v) const { return unclaimed(v) && claim_unclaimed(v); }
@@ -80,7 +81,8 @@ struct ProductTarget {
   bool term = true;                      // Term, push: the value of every entry this pass writes
   bool count_edges = false;              // trace the output's out-edges (square products)
 
-  __device__ bool unclaimed(Vid v) const { return mask.allows(v) && bit_clear(claimed, v); }
+  __device__ bool admits(Vid v) const { return mask.allows(v); }
+  __device__ bool unclaimed(Vid v) const { return admits(v) && bit_clear(claimed, v); }
   __device__ bool claim_unclaimed(Vid v) const { return set_bit_first(claimed, v); }
   __device__ bool claim(Vid v) const { return unclaimed(v) && claim_unclaimed(v); }
   __device__ void record(Vid, Vid, int) const {}
