@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -275,6 +276,69 @@ TEST_P(TinyCapacities, OverflowPathsKeepEveryVertex) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, TinyCapacities, testing::ValuesIn(engine_cases()), case_name);
+
+// A pull stages its finds per warp (WarpStageAppender in bodies.cuh): with tiny() every append
+// is larger than the stage and goes straight out; the default stage of 256 seldom fills on graphs
+// of a test's size. Stages of 40 entries (block queue 1024 + 32 warps x 8, over 32 warps) fill
+// within one pair of words, so a full stage is written out before the next finds are staged, in
+// both loops, with and without parents (the algebra's pull with a payload stages two arrays).
+TEST(PullStage, StagesThatFillKeepEveryVertex) {
+  SKIP_WITHOUT_GPU();
+  pr::Capacities c;
+  c.warp_queue = 8;
+  c.block_queue = 1024;
+  c.single_block_queue = 16;
+  const ProductCapacities scoped(c);
+  for (const auto& spec : {gbtest::GraphSpec{20000, 24.0, false, false, false, 0.0, 5},
+                           gbtest::GraphSpec{20000, 6.0, true, false, false, 0.0, 6}}) {
+    const auto A = gbtest::random_graph(spec);
+    const Fused e(A);
+    const auto expected = gbtest::graphblas_bfs_levels(A, 0);
+    for (bool parents : {false, true}) {
+      SCOPED_TRACE(spec.name() + (parents ? " (parents)" : ""));
+      check_result(A, 0, e.run(0, BfsKernel::Pull, c, parents), expected, parents);
+      check_result(A, 0,
+                   run_case({"algebra_pull", BfsKernel::Pull, Direction::Auto, LevelLoop::Algebra}, A, 0, parents),
+                   expected, parents);
+    }
+  }
+}
+
+// LorLand pulls with terms (a find through a false entry of u keeps looking for a true one): the
+// term found is each staged entry's payload. Same stages of 40 slots, which hold 20 such entries;
+// u is sparse enough (1 vertex in 50) that a word's finds often fit a stage and pairs of them
+// fill it. The CUDA product against the host backend's.
+TEST(PullStage, TermsThroughStagesThatFill) {
+  SKIP_WITHOUT_GPU();
+  pr::Capacities c;
+  c.warp_queue = 8;
+  c.block_queue = 1024;
+  c.single_block_queue = 16;
+  const ProductCapacities scoped(c);
+  const Index n = 20000;
+  const auto A = gbtest::random_graph({n, 24.0, true, false, false, 0.0, 9});
+  std::vector<Index> idx;
+  std::vector<bool> vals;
+  for (Index i = 0; i < n; i += 50) {
+    idx.push_back(i);
+    vals.push_back((i / 50) % 2 == 0);
+  }
+  const auto u = gbcuda::Vector<bool>::from_tuples(n, idx, vals, gbcuda::Backend::Host);
+  gbcuda::Vector<bool> expected(n, gbcuda::Backend::Host);
+  gbcuda::vxm(expected, gbcuda::no_mask, gbcuda::no_accum, gbcuda::LorLand<bool>{}, u, A);
+  gbcuda::Vector<bool> w(n, gbcuda::Backend::Cuda);
+  gbcuda::Descriptor d;
+  d.kernel = gbcuda::ProductKernel::Pull;
+  gbcuda::vxm(w, gbcuda::no_mask, gbcuda::no_accum, gbcuda::LorLand<bool>{}, u.to(gbcuda::Backend::Cuda), A, d);
+  std::vector<Index> ei, wi;
+  std::vector<bool> ev, wv;
+  expected.extract_tuples(ei, ev);
+  w.extract_tuples(wi, wv);
+  ASSERT_EQ(wi, ei);
+  EXPECT_EQ(wv, ev);
+  EXPECT_GT(std::count(ev.begin(), ev.end(), false), 0);  // both kinds of term were found
+  EXPECT_GT(std::count(ev.begin(), ev.end(), true), 0);
+}
 
 TEST(FusedBfs, SingleBlockHandsOverWhenItsQueueIsFull) {
   SKIP_WITHOUT_GPU();

@@ -126,13 +126,19 @@ constexpr std::size_t slot_bytes() {
   return Tgt::kPayload ? 2 * sizeof(Vid) : sizeof(Vid);
 }
 
-// Dynamic shared memory a push body needs (block queue, then one warp queue per warp).
+// Shared-memory queue entries the bodies use, of which a kernel's dynamic shared memory holds the
+// largest (one body runs at a time): a push's block queue and one warp queue per warp (the
+// queue-block push uses the block queue alone), the single-block body's two queues; the pull
+// stages its finds in the same room (pull_level).
+__host__ __device__ inline std::size_t body_queue_entries(const Capacities& caps, int threads) {
+  const std::size_t block = std::size_t(caps.block_queue > 0 ? caps.block_queue : 0);
+  const std::size_t warps = std::size_t(caps.warp_queue > 0 ? caps.warp_queue : 0) * std::size_t(threads / 32);
+  const std::size_t single = 2 * std::size_t(caps.single_block_queue > 0 ? caps.single_block_queue : 0);
+  return block + warps > single ? block + warps : single;
+}
 template <class Tgt>
-std::size_t push_smem_bytes(QueueMode m, const Capacities& caps, int threads) {
-  std::size_t entries = 0;
-  if (m != QueueMode::Global) entries += std::size_t(std::max(caps.block_queue, 0));
-  if (m == QueueMode::Warp) entries += std::size_t(std::max(caps.warp_queue, 0)) * std::size_t(threads / 32);
-  return entries * slot_bytes<Tgt>();
+std::size_t body_queue_smem_bytes(const Capacities& caps) {
+  return body_queue_entries(caps, kThreads) * slot_bytes<Tgt>();
 }
 
 // The shared-memory queues of a push body, laid out in `smem`: the block queue's entries and
@@ -235,6 +241,66 @@ __device__ void few_rows_level(const Tgt& t, int lvl, const Vid* in, Index size,
   block_add(new_edges, k.next_edges, &s.sum);
 }
 
+// A pull's finds, staged per warp in shared memory (`cap` entries) and written out with one
+// atomic on the output's tail per full stage, rather than one atomic on that single address per
+// warp iteration (pair of words). Measured (docs/PERFORMANCE.md, 2026-11-25 night): kron:22:16
+// -4 to -8%, randout:1e8:4's last two pull levels -12% and -10%; predicted -50% there, so the
+// same-address atomics were a small part of what bounds those levels. The whole warp calls
+// append() and flush(). A pull's entry carries a payload when the target has one and also when
+// it writes terms (the value of the term found).
+template <class Tgt>
+struct WarpStageAppender {
+  static constexpr bool kStagedPayload = Tgt::kPayload || Tgt::kTerms;
+  // Entries a warp's stage holds in `entries` queue slots of the body's shared memory (a slot
+  // is slot_bytes<Tgt>(); a term's payload takes a second Vid that the slot does not have).
+  __device__ static unsigned capacity(std::size_t entries, unsigned warps) {
+    const std::size_t vids = entries * slot_bytes<Tgt>() / sizeof(Vid);
+    return unsigned(vids / (std::size_t(warps) * (kStagedPayload ? 2 : 1)));
+  }
+
+  const Tgt& t;
+  SmemQueue q;     // this warp's stage
+  unsigned cap;    // its capacity
+  unsigned count;  // its fill, identical in every lane
+  ull* tail;
+
+  // Writes `c` entries (this lane's when `have`, at its rank in `m`) from one reservation.
+  __device__ void write_out(unsigned m, unsigned c, bool have, Vid v, Vid p) {
+    ull base = 0;
+    if (lane_id() == 0) base = atomicAdd(tail, ull(c));
+    base = __shfl_sync(kFullMask, base, 0);
+    if (have) t.write(base + __popc(m & lanes_below()), v, p);
+  }
+  __device__ void flush() {
+    __syncwarp();  // the lanes' stores to q are visible to the warp
+    if (count == 0) return;
+    ull base = 0;
+    if (lane_id() == 0) base = atomicAdd(tail, ull(count));
+    base = __shfl_sync(kFullMask, base, 0);
+    for (unsigned k = lane_id(); k < count; k += 32) t.write(base + k, q.v[k], kStagedPayload ? q.p[k] : 0);
+    __syncwarp();  // every lane has read q before it is refilled
+    count = 0;
+  }
+  __device__ void append(bool won, Vid v, Vid p) {
+    const unsigned m = __ballot_sync(kFullMask, won);
+    if (m == 0) return;
+    const unsigned c = __popc(m);
+    if (count + c > cap) {
+      flush();
+      if (c > cap) {  // a stage smaller than one append: straight out
+        write_out(m, c, won, v, p);
+        return;
+      }
+    }
+    if (won) {
+      const unsigned slot = count + __popc(m & lanes_below());
+      q.v[slot] = v;
+      if constexpr (kStagedPayload) q.p[slot] = p;
+    }
+    count += c;
+  }
+};
+
 // One pull (bottom-up, masked SpMV over the pull rows with early exit): each candidate output
 // (the target says which: unvisited vertices, or what the mask allows) scans its in-edges and
 // stops at the first input entry in the frontier bitmap `fin`. A scan is a chain of dependent
@@ -245,16 +311,25 @@ __device__ void few_rows_level(const Tgt& t, int lvl, const Vid* in, Index size,
 // memory (ncu, docs/PERFORMANCE.md 2026-11-25); two took kron:22:16's pull levels from 169 and
 // 107 us to 123 and 80. (Lanes that share a batch's candidates, so that none idles while a long
 // scan finishes, were slower on urand and kron, faster on randout:1e8:4: same page, and
-// 2026-11-24.) Each word's result comes from one vote and the target commits it with one store;
-// a pair of words' new entries are appended with one atomic.
+// 2026-11-24; two in-edges a step per chain, both probes in flight, left every pull level as it
+// was or slower, 2026-11-25 night.) Each word's result comes from one vote and the target commits
+// it with one store; the new entries go through the warp's stage in `smem` (WarpStageAppender), which needs
+// body_queue_smem_bytes() of dynamic shared memory.
 inline constexpr int kPullChains = 2;  // 4 measured slower (register spills at 64 a thread)
 
 template <class Tgt>
-__device__ void pull_level(const Tgt& t, int lvl, const std::uint32_t* fin, LevelCounters k, ull* s_sum) {
+__device__ void pull_level(const Tgt& t, int lvl, const std::uint32_t* fin, LevelCounters k, Vid* smem, ull* s_sum) {
   const Index n = t.g.n;
   const Index words = (n + 31) / 32;
   const Index nwarps = grid_threads() / 32;
   const unsigned lane = lane_id();
+  const unsigned block_warps = blockDim.x / 32, warp = threadIdx.x / 32;
+  const unsigned cap = WarpStageAppender<Tgt>::capacity(body_queue_entries(t.caps, int(blockDim.x)), block_warps);
+  WarpStageAppender<Tgt> app{
+      t,
+      SmemQueue{smem + warp * cap,
+                WarpStageAppender<Tgt>::kStagedPayload ? smem + (block_warps + warp) * cap : nullptr},
+      cap, 0u, k.tail};
   ull new_edges = 0, examined = 0;
   for (Index w0 = global_thread() / 32; w0 < words; w0 += kPullChains * nwarps) {  // warp-uniform
     Offset p[kPullChains], e[kPullChains];
@@ -303,29 +378,20 @@ __device__ void pull_level(const Tgt& t, int lvl, const std::uint32_t* fin, Leve
         }
       }
     }
-    std::uint32_t m[kPullChains];
-    unsigned total = 0;
 #pragma unroll
     for (int c = 0; c < kPullChains; ++c) {
-      m[c] = __ballot_sync(kFullMask, found[c]);
-      total += unsigned(__popc(m[c]));
-      if (lane == 0 && w0 + c * nwarps < words) t.pull_commit(w0 + c * nwarps, m[c]);
-    }
-    if (total == 0) continue;
-    ull base = 0;
-    if (lane == 0) base = atomicAdd(k.tail, ull(total));
-    base = __shfl_sync(kFullMask, base, 0);
-#pragma unroll
-    for (int c = 0; c < kPullChains; ++c) {
-      const Vid v = Vid((w0 + c * nwarps) * 32 + lane);
+      const Index w = w0 + c * nwarps;
+      const std::uint32_t m = __ballot_sync(kFullMask, found[c]);
+      if (lane == 0 && w < words) t.pull_commit(w, m);
+      const Vid v = Vid(w * 32 + lane);
       if (found[c]) {  // (the exact degree: the finds of a word are consecutive, their reads coalesce)
         t.record(v, par[c], lvl);
         new_edges += static_cast<ull>(t.counted_degree(v));
-        t.write(base + __popc(m[c] & lanes_below()), v, t.pull_payload(par[c], best[c]));
       }
-      base += ull(__popc(m[c]));
+      app.append(found[c], v, t.pull_payload(par[c], best[c]));
     }
   }
+  app.flush();
   block_add(new_edges, k.next_edges, s_sum);
   block_add(examined, k.examined, s_sum);
 }
@@ -348,7 +414,8 @@ struct SingleShared {
   BigRow big;
 };
 
-// Dynamic shared memory of the single-block body: two queues of caps.single_block_queue slots.
+// Dynamic shared memory of the single-block body: two queues of caps.single_block_queue slots
+// (body_queue_smem_bytes() covers it; this is what the body needs on its own).
 template <class Tgt>
 std::size_t single_block_smem_bytes(const Capacities& caps) {
   return 2 * std::size_t(std::max(caps.single_block_queue, 0)) * slot_bytes<Tgt>();

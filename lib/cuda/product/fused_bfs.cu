@@ -51,11 +51,7 @@ struct FusedArgs {
 };
 
 // Dynamic shared memory of the bodies' queues (one body at a time).
-std::size_t fused_queue_smem_bytes(const Capacities& caps) {
-  return std::max({single_block_smem_bytes<FusedTarget>(caps),
-                   push_smem_bytes<FusedTarget>(QueueMode::Warp, caps, kThreads),
-                   push_smem_bytes<FusedTarget>(QueueMode::Block, caps, kThreads)});
-}
+std::size_t fused_queue_smem_bytes(const Capacities& caps) { return body_queue_smem_bytes<FusedTarget>(caps); }
 
 __global__ void init_kernel(FusedArgs a, Index source) {
   if (blockIdx.x != 0 || threadIdx.x != 0) return;
@@ -143,7 +139,7 @@ __global__ void __launch_bounds__(kThreads, 1) fused_kernel(FusedArgs a) {
           grid.sync();
         }
         t.fout = a.bitmaps[1 - bm];
-        pull_level(t, c.level, fin, k, &s_sum);
+        pull_level(t, c.level, fin, k, smem, &s_sum);
         bm = 1 - bm;
       } else if (few_long_rows(size, Index(c.frontier_edges))) {
         few_rows_level<true>(t, c.level, in, size, k, smem, fs);

@@ -78,9 +78,7 @@ struct ProductArgs {
 
 template <class Z, OutValue K>
 std::size_t product_smem_bytes(const Capacities& caps) {
-  using Tgt = ProductTarget<Z, K>;
-  return std::max({single_block_smem_bytes<Tgt>(caps), push_smem_bytes<Tgt>(QueueMode::Warp, caps, kThreads),
-                   push_smem_bytes<Tgt>(QueueMode::Block, caps, kThreads)});
+  return body_queue_smem_bytes<ProductTarget<Z, K>>(caps);
 }
 
 // Warp-aggregated append of `v` (when `have`) to list[*size].
@@ -222,7 +220,7 @@ __global__ void __launch_bounds__(kThreads, 1) product_kernel(ProductArgs<Z, K> 
     Tgt t = a.t;
     t.term = false;  // the pull writes each entry's own term
     if constexpr (kTerms) t.ftrue = a.ftrue;
-    pull_level(t, 0, a.fin, k, &s_sum);
+    pull_level(t, 0, a.fin, k, smem, &s_sum);
     return;
   }
   const bool own_list = !u_sparse || kTerms;
