@@ -244,7 +244,7 @@ __device__ void few_rows_level(const Tgt& t, int lvl, const Vid* in, Index size,
 // A pull's finds, staged per warp in shared memory (`cap` entries) and written out with one
 // atomic on the output's tail per full stage, rather than one atomic on that single address per
 // warp iteration (pair of words). Measured (docs/PERFORMANCE.md, 2026-11-25 night): kron:22:16
-// -4 to -8%, randout:1e8:4's last two pull levels -12% and -10%; predicted -50% there, so the
+// -4 to -8%, randout:1e8:4's last two pull levels -10 to -21%; predicted -50% there, so the
 // same-address atomics were a small part of what bounds those levels. The whole warp calls
 // append() and flush(). A pull's entry carries a payload when the target has one and also when
 // it writes terms (the value of the term found).
