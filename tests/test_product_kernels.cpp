@@ -224,13 +224,15 @@ struct Fused {
   }
 };
 
-pr::Capacities tiny() {
+// Queue capacities: a warp queue's, the block queue's, the single-block kernel's.
+pr::Capacities queues(int warp, int block, int single_block) {
   pr::Capacities c;
-  c.warp_queue = 2;
-  c.block_queue = 8;
-  c.single_block_queue = 16;
+  c.warp_queue = warp;
+  c.block_queue = block;
+  c.single_block_queue = single_block;
   return c;
 }
+pr::Capacities tiny() { return queues(2, 8, 16); }
 
 // The product's capacities for the lifetime of a scope.
 struct ProductCapacities {
@@ -279,15 +281,15 @@ INSTANTIATE_TEST_SUITE_P(Kernels, TinyCapacities, testing::ValuesIn(engine_cases
 
 // A pull stages its finds per warp (WarpStageAppender in bodies.cuh): with tiny() every append
 // is larger than the stage and goes straight out; the default stage of 256 seldom fills on graphs
-// of a test's size. Stages of 40 entries (block queue 1024 + 32 warps x 8, over 32 warps) fill
-// within one pair of words, so a full stage is written out before the next finds are staged, in
-// both loops, with and without parents (the algebra's pull with a payload stages two arrays).
+// of a test's size. Stages of 40 queue slots a warp (block queue 1024 + 32 warps x 8, over 32
+// warps) fill within one pair of words.
+pr::Capacities stages_of_40() { return queues(8, 1024, 16); }
+
+// Full stages are written out before the next finds are staged, in both loops, with and without
+// parents (the algebra's pull with a payload stages two arrays).
 TEST(PullStage, StagesThatFillKeepEveryVertex) {
   SKIP_WITHOUT_GPU();
-  pr::Capacities c;
-  c.warp_queue = 8;
-  c.block_queue = 1024;
-  c.single_block_queue = 16;
+  const pr::Capacities c = stages_of_40();
   const ProductCapacities scoped(c);
   for (const auto& spec : {gbtest::GraphSpec{20000, 24.0, false, false, false, 0.0, 5},
                            gbtest::GraphSpec{20000, 6.0, true, false, false, 0.0, 6}}) {
@@ -310,11 +312,7 @@ TEST(PullStage, StagesThatFillKeepEveryVertex) {
 // fill it. The CUDA product against the host backend's.
 TEST(PullStage, TermsThroughStagesThatFill) {
   SKIP_WITHOUT_GPU();
-  pr::Capacities c;
-  c.warp_queue = 8;
-  c.block_queue = 1024;
-  c.single_block_queue = 16;
-  const ProductCapacities scoped(c);
+  const ProductCapacities scoped(stages_of_40());
   const Index n = 20000;
   const auto A = gbtest::random_graph({n, 24.0, true, false, false, 0.0, 9});
   std::vector<Index> idx;
