@@ -183,6 +183,29 @@ TEST_P(ProductKernel, Star) {
   check(A, 12345, "star leaf", false);
 }
 
+// One frontier holding rows of every length class of expand_tile: block-wide rows (>= 1024 edges)
+// beside short ones (<= 4: one step per thread) and, in the first graph, a row of 10 (the dealt-out
+// path): once the block has taken the long rows, the rest must still take the right path.
+TEST_P(ProductKernel, HubsBesideShorterRows) {
+  for (const bool medium : {true, false}) {
+    std::vector<Index> rows, cols;
+    auto row = [&](Index u, Index first, Index count) {
+      for (Index v = first; v < first + count; ++v) {
+        rows.push_back(u);
+        cols.push_back(v);
+      }
+    };
+    row(0, 1, 4);                   // the source's row: the next frontier is 1..4
+    row(1, 100, 2000);              // block-wide
+    row(2, 3000, medium ? 10 : 3);  // dealt out, or one step
+    row(3, 4000, 3);                // one step
+    row(4, 5000, 1500);             // block-wide
+    row(5000, 7000, 2);             // a third level
+    const auto A = gbcuda::Matrix<bool>::from_coo(8000, 8000, rows, cols);
+    check(A, 0, medium ? "hubs beside a row of 10" : "hubs beside rows of <= 4", true);
+  }
+}
+
 TEST_P(ProductKernel, DirectedPath) {
   // 1e5 levels in the fused loop. A forced pull walks every vertex per level, and the algebra
   // loop pays a read-back per level: a shorter path there.
