@@ -327,10 +327,13 @@ __device__ void expand_tile(const Tgt& t, int lvl, const Vid* in, Index end, Ind
 
   // 1. Huge rows: the block takes them one at a time (lowest thread first). A tile of short rows
   //    only (a mesh's) learns that from one block barrier, not two: grid:2048:2048 and
-  //    grid:1024:1024 -1.2% and -1.4% (H100, 2026-11-25 late). A tile with longer rows pays one
-  //    more (the recheck below); no graph of the standard set moved beyond its noise for it.
-  bool long_rows = __syncthreads_or(deg > kShortBatch);
+  //    grid:1024:1024 -1.2% and -1.4% (H100, 2026-11-25 late). Only a tile whose block took a
+  //    huge row pays one more (the recheck below). (Rechecking every tile with longer rows, the
+  //    grids ran 1.8-2.3% slower, though their tiles never get there: the kernel's code differed
+  //    throughout, 2026-11-25 final.)
+  bool long_rows = __syncthreads_or(deg > kShortBatch), took = false;
   while (long_rows && __syncthreads_or(deg >= kBlockDegree)) {
+    took = true;
     if (deg >= kBlockDegree) atomicMin(&big->owner, int(threadIdx.x));
     __syncthreads();
     if (int(threadIdx.x) == big->owner) {
@@ -356,7 +359,7 @@ __device__ void expand_tile(const Tgt& t, int lvl, const Vid* in, Index end, Ind
   //    level, such as a mesh's, is one such chain of round trips, so each one saved counts).
   const WideLevel wide = wide_level();
   const bool blind = wide.blind_claims;
-  if (long_rows) long_rows = __syncthreads_or(deg > kShortBatch);  // what the huge rows left
+  if (took) long_rows = __syncthreads_or(deg > kShortBatch);  // what the huge rows left
   if (!long_rows) {
     Vid v[kShortBatch];
     bool won[kShortBatch];
