@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "baselines/baselines.hpp"
@@ -550,12 +551,29 @@ TEST(ProductPolicy, CalibratedPolicyIsSaneAndCached) {
   std::filesystem::remove_all(dir, ec);
 }
 
+// The queue thresholds from the layered graphs' outcomes: single-block up to the widest graph it
+// won, block queues up to the crossover (between that win and the first loss). No GPU needed.
+TEST(ProductPolicy, QueueThresholdsFromLayeredGraphs) {
+  const std::vector<Index> widths = {128, 512, 2048, 4096};
+  auto thresholds = [&](std::vector<bool> wins) {
+    gbcuda::detail::ProductPolicy p;
+    pr::queue_thresholds(widths, wins, 4096, p);
+    return std::pair{p.single_block_max, p.block_queue_max};
+  };
+  EXPECT_EQ(thresholds({true, true, false, false}), std::pair(Index(512), Index(1024)));
+  EXPECT_EQ(thresholds({true, false, false, false}), std::pair(Index(128), Index(256)));
+  EXPECT_EQ(thresholds({false, false, false, false}), std::pair(Index(64), Index(64)));
+  EXPECT_EQ(thresholds({true, true, true, true}), std::pair(Index(4096), Index(4096)));  // capped by the queue
+  EXPECT_EQ(thresholds({true, true, true, false}), std::pair(Index(2048), Index(2896)));
+}
+
 // A cached policy is read back as written, except a beta above kMaxBeta (caches written before
 // the cap, e.g. 8,532 measured on an H100), which is capped. Host code only: runs without a GPU.
 TEST(ProductPolicy, CachedBetaIsCapped) {
   const auto file = std::filesystem::temp_directory_path() / ("gbcuda-policy-" + std::to_string(::getpid()) + ".json");
-  auto read = [&](double beta, gbcuda::detail::ProductPolicy& p) {
-    std::ofstream(file) << "{\n  \"format\": 3,\n  \"device\": \"test\",\n  \"single_block_max\": 1024,\n"
+  auto read = [&](double beta, gbcuda::detail::ProductPolicy& p, int format = 4) {
+    std::ofstream(file) << "{\n  \"format\": " << format
+                        << ",\n  \"device\": \"test\",\n  \"single_block_max\": 1024,\n"
                         << "  \"block_queue_max\": 1024,\n  \"alpha\": 11.3,\n  \"beta\": " << beta << "\n}\n";
     return pr::read_policy_cache(file.string(), p);
   };
@@ -567,6 +585,7 @@ TEST(ProductPolicy, CachedBetaIsCapped) {
   ASSERT_TRUE(read(8531.78, p));
   EXPECT_DOUBLE_EQ(p.beta, pr::kMaxBeta);
   EXPECT_FALSE(read(-1, p));
+  EXPECT_FALSE(read(40.5, p, 3));  // format 3's single_block_max was the midpoint: measured anew
   std::filesystem::remove(file);
   EXPECT_FALSE(pr::read_policy_cache(file.string(), p));
 }

@@ -9,8 +9,14 @@
 //   single_block_max  "layered" graphs (a root, then D layers of width f, each vertex linked to
 //                     3 vertices of the next layer: the frontier stays f wide for D levels);
 //                     single-block vs queue-warp, f = 128 .. 4096: the largest width at which
-//                     single-block is still faster (one SM, but no grid barrier).
-//   block_queue_max   = single_block_max: in 1024-thread blocks queue-block overflows its
+//                     single-block is still faster (one SM, but no grid barrier). Not the
+//                     midpoint to the first loss: a layered graph's frontier is consecutive ids,
+//                     kinder to one SM's caches than a real one, so its crossover sits high. With
+//                     512 in place of the midpoint's 1024 the grid's 512-1,023-vertex levels run
+//                     on block queues over every SM (6.04 against 6.22 us a level):
+//                     grid:1024:1024 -3.7 to -5%, grid:2048:2048 -0.9 to -1% (H100, docs/
+//                     PERFORMANCE.md 2026-11-25 final).
+//   block_queue_max   = the midpoint (at most single_block_queue): in 1024-thread blocks queue-block overflows its
 //                     2048-entry queue as soon as a tile discovers more vertices than that, and
 //                     lost to queue-warp by up to 1.6x on kron, urand and randout (the kernel
 //                     table of docs/PERFORMANCE.md, 2026-11-22); the layered graphs, whose tiles
@@ -157,6 +163,19 @@ Index crossover(const std::vector<Index>& sizes, const std::vector<bool>& first_
   return Index(std::sqrt(double(sizes[i - 1]) * double(sizes[i])));
 }
 
+}  // namespace
+
+void queue_thresholds(const std::vector<Index>& widths, const std::vector<bool>& single_wins, Index single_block_queue,
+                      ProductPolicy& p) {
+  const Index between = std::min<Index>(crossover(widths, single_wins), single_block_queue);
+  std::size_t i = 0;
+  while (i < widths.size() && single_wins[i]) ++i;
+  p.single_block_max = i == 0 ? between : std::min<Index>(widths[i - 1], between);
+  p.block_queue_max = between;  // see the note at the top
+}
+
+namespace {
+
 void measure_queue_thresholds(ProductPolicy& p) {
   const Capacities caps;
   // Coarse on purpose: with 256 and 1024 added the crossover moved to 1448 and grid:2048:2048
@@ -169,8 +188,7 @@ void measure_queue_thresholds(ProductPolicy& p) {
     HostGraph h = layered_graph(f, 48);
     wins.push_back(best_time(h.g, ProductKernel::SingleBlock, 2) <= best_time(h.g, ProductKernel::QueueWarp, 2));
   }
-  p.single_block_max = std::min<Index>(crossover(widths, wins), caps.single_block_queue);
-  p.block_queue_max = p.single_block_max;  // see the note at the top
+  queue_thresholds(widths, wins, caps.single_block_queue, p);
 }
 
 void measure_direction_thresholds(ProductPolicy& p) {
@@ -270,7 +288,7 @@ void write_cache(const std::filesystem::path& file, const std::string& device, c
   {
     std::ofstream out(tmp);
     if (!out) return;
-    out << "{\n  \"format\": 3,\n  \"device\": \"" << quoted << "\",\n  \"single_block_max\": " << p.single_block_max
+    out << "{\n  \"format\": 4,\n  \"device\": \"" << quoted << "\",\n  \"single_block_max\": " << p.single_block_max
         << ",\n  \"block_queue_max\": " << p.block_queue_max << ",\n  \"alpha\": " << p.alpha
         << ",\n  \"beta\": " << p.beta << "\n}\n";
     if (!out) return;
@@ -316,7 +334,7 @@ bool read_policy_cache(const std::string& file, ProductPolicy& p) {
                al = json_number(t, "alpha"), be = json_number(t, "beta"), fmt = json_number(t, "format");
   for (double v : {sb, bq, al, be})
     if (!std::isfinite(v) || v <= 0) return false;
-  if (fmt != 3) return false;  // 3: one policy for the product and the fused BFS
+  if (fmt != 4) return false;  // 4: single_block_max the widest win (3 held the midpoint: measure anew)
   p.single_block_max = Index(sb);
   p.block_queue_max = Index(bq);
   p.alpha = al;

@@ -59,6 +59,13 @@ struct LevelTimes {
 // [1, 1000]) and p.beta (to [2, kMaxBeta]) where the levels show a crossover; leaves them else.
 void direction_thresholds(const std::vector<LevelTimes>& levels, Index n, Offset nnz, ProductPolicy& p);
 
+// The queue thresholds from the calibration's layered graphs of increasing `widths` (whether
+// single-block beat queue-warp at each): single_block_max is the largest width single-block won,
+// block_queue_max the crossover (between the last win and the first loss), both at most
+// single_block_queue. Sets p.single_block_max and p.block_queue_max.
+void queue_thresholds(const std::vector<Index>& widths, const std::vector<bool>& single_wins, Index single_block_queue,
+                      ProductPolicy& p);
+
 // Reads a cached policy (the calibration's JSON file) into p; false when it is missing, malformed
 // or of another format. beta is capped at kMaxBeta.
 bool read_policy_cache(const std::string& file, ProductPolicy& p);
