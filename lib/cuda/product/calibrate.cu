@@ -153,25 +153,18 @@ double best_time(const Graph& g, ProductKernel k, int reps) {
   return best;
 }
 
-// Among increasing sizes, the threshold up to which `first` beats `second`: between the last
-// win and the first loss (geometric mean), or beyond the ends (x2, /2).
-Index crossover(const std::vector<Index>& sizes, const std::vector<bool>& first_wins) {
-  std::size_t i = 0;
-  while (i < sizes.size() && first_wins[i]) ++i;
-  if (i == 0) return sizes.front() / 2;
-  if (i == sizes.size()) return sizes.back() * 2;
-  return Index(std::sqrt(double(sizes[i - 1]) * double(sizes[i])));
-}
-
 }  // namespace
 
 void queue_thresholds(const std::vector<Index>& widths, const std::vector<bool>& single_wins, Index single_block_queue,
                       ProductPolicy& p) {
-  const Index between = std::min<Index>(crossover(widths, single_wins), single_block_queue);
-  std::size_t i = 0;
+  std::size_t i = 0;  // the first width single-block lost at
   while (i < widths.size() && single_wins[i]) ++i;
-  p.single_block_max = i == 0 ? between : std::min<Index>(widths[i - 1], between);
-  p.block_queue_max = between;  // see the note at the top
+  // The crossover: between the last win and the first loss (geometric mean), or beyond the ends.
+  const Index between = i == 0               ? widths.front() / 2
+                        : i == widths.size() ? widths.back() * 2
+                                             : Index(std::sqrt(double(widths[i - 1]) * double(widths[i])));
+  p.block_queue_max = std::min(between, single_block_queue);  // see the note at the top
+  p.single_block_max = i == 0 ? p.block_queue_max : std::min(widths[i - 1], p.block_queue_max);
 }
 
 namespace {
