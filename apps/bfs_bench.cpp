@@ -150,6 +150,11 @@ Json device_info(gbcuda::Backend backend) {
   j["name"] = gbcuda::backend_description(backend);
   j["host"] = gbcuda::backend_description(gbcuda::Backend::Host);
   j["cuda_backend_built"] = static_cast<bool>(GBCUDA_HAVE_CUDA);
+  const gbcuda::detail::ProductPolicy p = gbcuda::product_policy(backend);
+  j["product_policy"] = {{"alpha", p.alpha},
+                         {"beta", p.beta},
+                         {"single_block_max", p.single_block_max},
+                         {"block_queue_max", p.block_queue_max}};
 #if GBCUDA_HAVE_CUDA
   if (backend == gbcuda::Backend::Cuda) {
     int driver = 0, runtime = 0, dev = 0;

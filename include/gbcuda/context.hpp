@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "gbcuda/detail/product_policy.hpp"
 #include "gbcuda/types.hpp"
 
 namespace gbcuda {
@@ -46,6 +47,13 @@ std::uint64_t host_fallbacks();
 // The CUDA stream (a cudaStream_t) every gbcuda operation is enqueued on, so that a program can
 // order its own CUDA work with the library's. nullptr in a build without CUDA.
 void* cuda_stream();
+
+// The product policy (gbcuda/detail/product_policy.hpp: the direction thresholds alpha and
+// beta, the widest inputs for one block and for block queues) that products and BFS run with on
+// backend b where a call does not set them: on the GPU the calibrated one (measured on first
+// use, then cached per device), on the host the defaults. It varies a little between machines
+// and driver versions, so benchmarks record it (bfs_bench's JSON).
+detail::ProductPolicy product_policy(Backend b);
 
 // Parse "auto" / "host" / "cuda"; throws Error(InvalidValue) otherwise.
 Device parse_device(const std::string& name);

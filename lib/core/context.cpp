@@ -9,6 +9,8 @@
 #include "gbcuda/vector.hpp"
 #if GBCUDA_HAVE_CUDA
 #include <cuda_runtime.h>
+
+#include "cuda/product/product.hpp"
 #endif
 
 namespace gbcuda {
@@ -95,6 +97,14 @@ DeviceMemoryInfo device_memory_info() {
   return info;
 }
 
+detail::ProductPolicy product_policy(Backend b) {
+#if GBCUDA_HAVE_CUDA
+  if (b == Backend::Cuda) return detail::cuda::product::calibrated_product_policy();
+#endif
+  (void)b;
+  return detail::ProductPolicy{};
+}
+
 Device parse_device(const std::string& name) {
   if (name == "auto") return Device::Auto;
   if (name == "host") return Device::Host;
@@ -104,8 +114,8 @@ Device parse_device(const std::string& name) {
 
 namespace detail {
 [[noreturn]] void throw_dimension_mismatch(const char* op, Index expected, Index got) {
-  throw Error(Status::DimensionMismatch, std::string(op) + ": expected length " + std::to_string(expected) +
-                                             ", got " + std::to_string(got));
+  throw Error(Status::DimensionMismatch,
+              std::string(op) + ": expected length " + std::to_string(expected) + ", got " + std::to_string(got));
 }
 }  // namespace detail
 

@@ -85,6 +85,13 @@ def check_header(c, j, name):
     c.check(j.get("edges_counted_as") == EDGES_COUNTED_AS, f"{name}: JSON says how edges are counted",
             str(j.get("edges_counted_as")))
     c.check(isinstance(j.get("device"), dict) and bool(j["device"].get("name")), f"{name}: JSON names the device")
+    policy = j.get("device", {}).get("product_policy", {})
+    c.check(all(isinstance(policy.get(k), (int, float)) and policy[k] > 0
+                for k in ["alpha", "beta", "single_block_max", "block_queue_max"]),
+            f"{name}: JSON records the product policy the runs used", str(policy))
+    if j.get("device", {}).get("backend") == "host":  # the host runs with the defaults (product_policy.hpp)
+        c.check(policy.get("alpha") == 15.0 and policy.get("beta") == 18.0, f"{name}: host policy is the defaults",
+                str(policy))
     c.check("bfs_bench" in j.get("command_line", ""), f"{name}: JSON holds the command line")
     c.check(j.get("failures") == 0, f"{name}: JSON reports no failures", str(j.get("failures")))
 
