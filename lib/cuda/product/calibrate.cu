@@ -16,11 +16,12 @@
 //                     on block queues over every SM (6.04 against 6.22 us a level):
 //                     grid:1024:1024 -3.7 to -5%, grid:2048:2048 -0.9 to -1% (H100, docs/
 //                     PERFORMANCE.md 2026-11-25 final).
-//   block_queue_max   = the midpoint (at most single_block_queue): in 1024-thread blocks queue-block overflows its
-//                     2048-entry queue as soon as a tile discovers more vertices than that, and
-//                     lost to queue-warp by up to 1.6x on kron, urand and randout (the kernel
-//                     table of docs/PERFORMANCE.md, 2026-11-22); the layered graphs, whose tiles
-//                     never discover more than their own width, cannot show that.
+//   block_queue_max   = the midpoint (at most single_block_queue): in 1024-thread blocks
+//                     queue-block overflows its 2048-entry queue as soon as a tile discovers
+//                     more vertices than that, and lost to queue-warp by up to 1.6x on kron,
+//                     urand and randout (the kernel table of docs/PERFORMANCE.md, 2026-11-22);
+//                     the layered graphs, whose tiles never discover more than their own width,
+//                     cannot show that.
 //   alpha, beta       a circulant graph (v -> v + o_k mod n, 16 pseudo-random offsets o_k; its
 //                     in-edges are known by formula), BFS once all-push and once all-pull with
 //                     per-level times; direction_thresholds() (below) turns them into alpha, the
