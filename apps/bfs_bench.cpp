@@ -79,6 +79,7 @@ struct Options {
   std::string preset;
   bool no_graphblas = false;
   bool no_host = false;
+  bool no_barrier_free_tail = false;
   Index host_max_entries = 200000000;
   double timeout_per_case = 20.0;
   std::string reorder = "none";  // comma-separated orderings for the gbcuda kernels
@@ -482,6 +483,7 @@ Row Bench::run_gbcuda(const gbcuda::Matrix<bool>& A, const gbcuda::Relabelling* 
   opt.kernel = kernel.kernel;
   opt.level_loop = kernel.loop;
   opt.collect_stats = false;  // per-level statistics would add a synchronisation per level
+  opt.barrier_free_tail = !o_.no_barrier_free_tail;
   DevicePeak peak(where == gbcuda::Backend::Cuda);
   gbcuda::BfsResult last;
   auto search = [&] {
@@ -835,6 +837,7 @@ Json Bench::to_json(const std::string& command_line, const std::string& date) co
   settings["warmup"] = o_.warmup;
   settings["host_baseline"] = !o_.no_host && backend_ == gbcuda::Backend::Cuda;
   settings["graphblas_baseline"] = !o_.no_graphblas;
+  settings["barrier_free_tail"] = !o_.no_barrier_free_tail;
   settings["host_max_entries"] = o_.host_max_entries;
   settings["timeout_per_case_s"] = o_.timeout_per_case;
   settings["graph_seed"] = gbcuda::kDefaultGraphSeed;
@@ -953,6 +956,8 @@ void build_cli(CLI::App& app, Options& o) {
   app.add_option("--json", o.json_file, "Write every number to FILE (whole or not at all)")->type_name("FILE");
   app.add_flag("--no-graphblas", o.no_graphblas, "Leave out the SuiteSparse:GraphBLAS baseline");
   app.add_flag("--no-host", o.no_host, "Leave out the gbcuda host-backend baseline");
+  app.add_flag("--no-barrier-free-tail", o.no_barrier_free_tail,
+               "Keep every level of gbcuda's fused searches level-synchronous (BfsOptions::barrier_free_tail)");
   app.add_option("--host-max-entries", o.host_max_entries,
                  "Run the CPU baselines (host, graphblas) only on graphs with at most N stored entries (default 2e8)")
       ->type_name("N")

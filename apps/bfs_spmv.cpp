@@ -61,6 +61,7 @@ struct Options {
   bool validate = false;
   bool json = false;
   bool verbose = false;
+  bool no_barrier_free_tail = false;
 };
 
 const char* direction_name(gbcuda::Direction d) {
@@ -175,6 +176,7 @@ void print_kernel_list() {
 // The kernel a level ran, for --verbose: the host backend has one push and one pull.
 std::string level_kernel_name(const gbcuda::BfsResult& r, const gbcuda::BfsLevelStats& s) {
   if (r.backend == gbcuda::Backend::Host) return s.direction == gbcuda::Direction::Pull ? "host pull" : "host push";
+  if (s.barrier_free) return "barrier-free tail";  // its first level carries the whole tail's time
   return gbcuda::to_string(s.kernel);
 }
 
@@ -410,6 +412,9 @@ void build_cli(CLI::App& app, Options& o) {
       ->check(CLI::Range(1, 1000000).description(""));
   app.add_flag("--validate", o.validate,
                "Check the levels and parents against the graph (Graph500 rules); exit 1 if invalid");
+  app.add_flag("--no-barrier-free-tail", o.no_barrier_free_tail,
+               "Keep every level level-synchronous (by default the fused loop finishes a search that ran 64\n"
+               "narrow levels in a row without level barriers; searches with parents, e.g. --validate, never do)");
   app.add_flag("--json", o.json, "Print one JSON object on stdout instead of the text summary");
   app.add_flag("--verbose", o.verbose,
                "Progress and one line per BFS level (frontier, edges, direction, kernel, time) on stderr");
@@ -572,6 +577,7 @@ int run(const Options& o, bool file_given) {
   bopt.level_loop = algebra ? gbcuda::LevelLoop::Algebra : gbcuda::LevelLoop::Fused;
   bopt.compute_parents = o.validate || outs.parents.has_value();
   bopt.collect_stats = o.verbose;  // per-level stats cost a sync per level; only when shown
+  bopt.barrier_free_tail = !o.no_barrier_free_tail;
 
   if (o.verbose) fmt::print(stderr, "bfs_spmv: warm-up BFS on {}\n", device_desc);
   gbcuda::BfsResult result = gbcuda::bfs(A, searched_source, bopt);
@@ -639,6 +645,10 @@ int run(const Options& o, bool file_given) {
     j["direction"] = direction_name(direction);
     j["kernel"] = algebra ? std::string(kAlgebra) : std::string(gbcuda::to_string(kernel));
     j["level_loop"] = gbcuda::to_string(result.level_loop);
+    j["barrier_free_tail"] = bopt.barrier_free_tail;
+    j["barrier_free_from"] =
+        result.barrier_free_from > 0 ? nlohmann::json(result.barrier_free_from) : nlohmann::json(nullptr);
+    j["barrier_free_abandoned"] = result.barrier_free_abandoned;
     j["repeat"] = o.repeat;
     j["seconds_median"] = t_median;
     j["seconds_min"] = t_min;
@@ -662,8 +672,11 @@ int run(const Options& o, bool file_given) {
                result.num_levels);
     fmt::print(report, "device:     {} [{}]\n", device_desc, gbcuda::to_string(result.backend));
     fmt::print(report, "direction:  {}\n", direction_name(direction));
-    fmt::print(report, "kernel:     {} ({} level loop)\n", algebra ? kAlgebra : gbcuda::to_string(kernel),
-               gbcuda::to_string(result.level_loop));
+    fmt::print(report, "kernel:     {} ({} level loop{})\n", algebra ? kAlgebra : gbcuda::to_string(kernel),
+               gbcuda::to_string(result.level_loop),
+               result.barrier_free_from > 0    ? fmt::format("; barrier-free from level {}", result.barrier_free_from)
+               : result.barrier_free_abandoned ? "; barrier-free tail abandoned, searched again"
+                                               : "");
     fmt::print(report, "time:       {:.6f} s per BFS (median of {}, min {:.6f} s)\n", t_median, o.repeat, t_min);
     if (have_gteps) fmt::print(report, "GTEPS:      {:.4f} ({} edges / median time)\n", gteps, result.edges_traversed);
     else fmt::print(report, "GTEPS:      n/a (time below the timer's resolution; {} edges)\n", result.edges_traversed);

@@ -23,6 +23,7 @@
 #include "gbcuda/context.hpp"
 #include "gbcuda/generators.hpp"
 #include "gbcuda/io.hpp"
+#include "gbcuda/matrix_operations.hpp"
 #include "gbcuda/operations.hpp"
 #include "support/graphblas_ref.hpp"
 #include "support/graphs.hpp"
@@ -240,10 +241,10 @@ struct Fused {
     }
   }
   gbcuda::BfsResult run(Index source, BfsKernel forced, const pr::Capacities& caps, bool parents,
-                        gbcuda::detail::ProductPolicy policy = {}, bool stats = true) const {
+                        gbcuda::detail::ProductPolicy policy = {}, bool stats = true, bool tail = false) const {
     policy.forced = forced;
     gbcuda::BfsResult r;
-    pr::fused_bfs(g, source, parents, policy, caps, stats, r);
+    pr::fused_bfs(g, source, parents, policy, caps, stats, tail, r);
     return r;
   }
 };
@@ -530,6 +531,93 @@ TEST(FusedBfs, StatsOffStillGivesLevels) {
   EXPECT_TRUE(r.levels.empty());
   EXPECT_GT(r.seconds, 0.0);
   check_result(A, 3, r, gbtest::graphblas_bfs_levels(A, 3), true);
+}
+
+// ---- the barrier-free tail (barrier_free.cuh) ----------------------------------------------
+
+// A directed path 0 -> 1 -> ... -> len - 1 whose last vertex leads into `rest`'s vertex 0 (rest
+// shifted by len): 64 narrow levels and more before the rest is reached.
+gbcuda::Matrix<bool> path_into(Index len, const gbcuda::Matrix<bool>& rest) {
+  std::vector<Index> rows, cols;
+  for (Index v = 0; v + 1 < len; ++v) rows.push_back(v), cols.push_back(v + 1);
+  rows.push_back(len - 1), cols.push_back(len);
+  std::vector<Index> r, c;
+  std::vector<bool> x;
+  gbcuda::extract_tuples(rest, r, c, x);
+  for (std::size_t k = 0; k < r.size(); ++k) rows.push_back(r[k] + len), cols.push_back(c[k] + len);
+  const Index n = len + rest.nrows();
+  return gbcuda::Matrix<bool>::from_coo(n, n, rows, cols);
+}
+
+// Levels identical to GraphBLAS, and the tail ran (or not) as `tail_runs` says.
+void check_tail(const gbcuda::Matrix<bool>& A, Index source, const gbcuda::BfsOptions& o, bool tail_runs) {
+  const auto r = gbcuda::bfs(A, source, o);
+  check_result(A, source, r, gbtest::graphblas_bfs_levels(A, source), o.compute_parents);
+  EXPECT_EQ(r.level_loop, LevelLoop::Fused);
+  EXPECT_FALSE(r.barrier_free_abandoned);
+  if (!tail_runs) {
+    EXPECT_EQ(r.barrier_free_from, 0);
+    for (const auto& s : r.levels) EXPECT_FALSE(s.barrier_free) << "level " << s.level;
+    return;
+  }
+  // The tail starts after at least 64 levels; with stats, its levels are marked from there on
+  // and its first carries the tail's time.
+  EXPECT_GT(r.barrier_free_from, 64);
+  if (o.collect_stats) {
+    ASSERT_GE(r.levels.size(), std::size_t(r.barrier_free_from));
+    for (const auto& s : r.levels) EXPECT_EQ(s.barrier_free, s.level >= r.barrier_free_from) << "level " << s.level;
+    EXPECT_GT(r.levels[std::size_t(r.barrier_free_from - 1)].seconds, 0.0);
+  }
+}
+
+TEST(FusedBfs, BarrierFreeTailFinishesLongNarrowSearches) {
+  SKIP_WITHOUT_GPU();
+  gbcuda::BfsOptions o;
+  o.device = gbcuda::Device::Cuda;
+  // A mesh from next to its corner (the levels are diagonals, up to 300 wide, 597 of them), with
+  // and without stats; a path in both directions; a path into a sparse random graph, where the
+  // tail's first levels for a vertex are often too high and fall later (label-correcting).
+  const auto mesh = gbcuda::generate_graph("grid:300:300", gbcuda::Backend::Host);
+  const auto path = gbtest::path_graph(5000, false);
+  const auto tangle = path_into(200, gbtest::random_graph({20000, 3.0, false, false, false, 0.0, 5}));
+  for (bool stats : {true, false}) {
+    SCOPED_TRACE(stats ? "stats" : "no stats");
+    o.collect_stats = stats;
+    check_tail(mesh, 301, o, true);
+    check_tail(path, 2500, o, true);
+    check_tail(tangle, 0, o, true);
+  }
+  // Not with parents, a forced kernel, a forced pull, or when turned off.
+  o.collect_stats = true;
+  o.compute_parents = true;
+  check_tail(mesh, 301, o, false);
+  o.compute_parents = false;
+  o.kernel = BfsKernel::QueueWarp;
+  check_tail(mesh, 301, o, false);
+  o.kernel = BfsKernel::Auto;
+  o.direction = Direction::Pull;
+  check_tail(path, 0, o, false);
+  o.direction = Direction::Auto;
+  o.barrier_free_tail = false;
+  check_tail(mesh, 301, o, false);
+}
+
+TEST(FusedBfs, BarrierFreeTailAbandonsAWideFrontierAndSearchesAgain) {
+  SKIP_WITHOUT_GPU();
+  // A path of 100 into a random graph of 500,000 vertices and ~8 out-edges each: the tail starts
+  // on the path, then its queue backs up past 65,536 and the search runs again level-synchronously.
+  const auto A = path_into(100, gbtest::random_graph({500000, 8.0, false, false, false, 0.0, 7}));
+  for (bool stats : {true, false}) {
+    SCOPED_TRACE(stats ? "stats" : "no stats");
+    gbcuda::BfsOptions o;
+    o.device = gbcuda::Device::Cuda;
+    o.collect_stats = stats;
+    const auto r = gbcuda::bfs(A, 0, o);
+    check_result(A, 0, r, gbtest::graphblas_bfs_levels(A, 0), false);
+    EXPECT_TRUE(r.barrier_free_abandoned);
+    EXPECT_EQ(r.barrier_free_from, 0);
+    for (const auto& s : r.levels) EXPECT_FALSE(s.barrier_free) << "level " << s.level;
+  }
 }
 
 TEST(ProductPolicy, CalibratedPolicyIsSaneAndCached) {

@@ -48,6 +48,12 @@ struct BfsOptions {
   Direction direction = Direction::Auto;    // Auto: push or pull per level, by the policy
   bool compute_parents = false;
   bool collect_stats = true;  // per-level statistics (costs a host wait per level in the algebra loop)
+  // Fused loop, kernel Auto, levels only (no parents), direction not forced to pull: once 64
+  // levels in a row were at most 4,096 vertices wide (a mesh, a road network, a long path), the
+  // rest of the search runs without level barriers (label-correcting: a level only falls, and each
+  // fall is expanded again). A frontier that then grows wide (a queued backlog above 65,536)
+  // abandons it and the search is run again level-synchronously, both in `seconds`.
+  bool barrier_free_tail = true;
   // The policy's direction thresholds (product_policy.hpp): pull once the frontier's out-edges
   // exceed the unexplored edges / alpha while it grows; push again once it has shrunk below
   // n / beta. 0 = the library's (calibrated on the GPU; Beamer's 15 and 18 on the host).
@@ -63,7 +69,12 @@ struct BfsLevelStats {
   Index edges_examined = 0;
   Direction direction = Direction::Push;
   BfsKernel kernel = BfsKernel::Auto;  // the kernel that ran this level (Auto: the host backend's push)
+  // Device-clock time of the level. In the barrier-free tail levels overlap: its first level
+  // carries the whole tail's time and the others 0.
   double seconds = 0.0;
+  // Produced by the barrier-free tail (BfsOptions::barrier_free_tail): frontier_size and
+  // edges_examined counted afterwards from the final levels, direction Push, kernel Auto.
+  bool barrier_free = false;
 };
 
 struct BfsResult {
@@ -76,7 +87,12 @@ struct BfsResult {
   Backend backend = Backend::Host;
   LevelLoop level_loop = LevelLoop::Algebra;  // the loop that ran (Fused falls back to Algebra)
   double seconds = 0.0;                       // whole search, excluding graph upload and transpose
-  std::vector<BfsLevelStats> levels;          // one per expansion step, when collect_stats
+  // The barrier-free tail (BfsOptions::barrier_free_tail): the first level it produced (0: it did
+  // not run), and whether it was abandoned for a wide frontier (the search then ran again
+  // level-synchronously; barrier_free_from is 0 and `seconds` holds both searches).
+  int barrier_free_from = 0;
+  bool barrier_free_abandoned = false;
+  std::vector<BfsLevelStats> levels;  // one per expansion step, when collect_stats
 };
 
 // BFS from `source` over the graph A (A(i,j) stored = edge i -> j). Throws Error(InvalidIndex)

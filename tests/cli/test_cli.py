@@ -21,9 +21,9 @@ from checker import Checker
 
 OPTIONS = ["--source", "--device", "--direction", "--format", "--transpose", "--symmetrize", "--levels",
            "--parents", "--repeat", "--validate", "--json", "--verbose", "--help", "--kernel", "--save", "--index-base",
-           "--reorder"]
+           "--reorder", "--no-barrier-free-tail"]
 JSON_KEYS = ["file", "format", "vertices", "entries", "source", "source_choice", "source_seed", "reached", "levels", "device", "backend", "direction", "kernel",
-             "level_loop", "repeat", "seconds_median", "seconds_min", "gteps", "edges_traversed", "edges_counted_as",
+             "level_loop", "barrier_free_tail", "barrier_free_from", "barrier_free_abandoned", "repeat", "seconds_median", "seconds_min", "gteps", "edges_traversed", "edges_counted_as",
              "validated", "level_sizes", "ordering", "ordering_from", "ordering_seconds"]
 RUN_TIMEOUT = 120  # seconds for one bfs_spmv run
 # Every --kernel name (gbcuda::bfs_kernels(), then algebra); auto, pull and algebra also run on the host.
@@ -572,6 +572,14 @@ def test_kernels(c, tmp, matrices, expected, gpu):
         c.check(res.get("kernel") == "pull", "--json: kernel is the one asked for", str(res.get("kernel")))
         c.check(res.get("level_loop") == "algebra", "--json: the host runs the algebra loop",
                 str(res.get("level_loop")))
+    # The barrier-free tail: allowed by default, off with the flag; never on the host.
+    for flag, allowed in [([], True), (["--no-barrier-free-tail"], False)]:
+        res = c.expect_exit(f"barrier-free tail {flag or 'default'}", ["grid:120:120", "--device", "host", "--json"] + flag,
+                            0, stdout_json=True)
+        if isinstance(res, dict):
+            c.check(res.get("barrier_free_tail") is allowed and res.get("barrier_free_from") is None and
+                    res.get("barrier_free_abandoned") is False, f"--json barrier-free keys {flag or 'default'} (host)",
+                    f"{res.get('barrier_free_tail')} / {res.get('barrier_free_from')} / {res.get('barrier_free_abandoned')}")
     rc, out, err = c.run([karate, "--kernel", "pull", "--device", "host", "--verbose"])
     per_level = [ln for ln in err.splitlines() if re.match(r"^level\s+\d+:", ln)]
     c.check(rc == 0 and per_level and all("host pull" in ln for ln in per_level),
@@ -610,6 +618,18 @@ def test_kernels(c, tmp, matrices, expected, gpu):
             per_level = [ln for ln in err.splitlines() if re.match(r"^level\s+\d+:", ln)]
             c.check(rc == 0 and per_level and all(k in ln for ln in per_level),
                     f"{name} --kernel {k} --verbose: each level line names the kernel", err[-400:])
+    # A mesh of 239 levels on the GPU: the tail runs after 64 narrow levels, and its levels say so.
+    res = c.expect_exit("grid on cuda: barrier-free tail", ["grid:120:120", "--device", "cuda", "--json"], 0,
+                        stdout_json=True)
+    if isinstance(res, dict):
+        c.check(isinstance(res.get("barrier_free_from"), int) and res["barrier_free_from"] > 64 and
+                res.get("levels") == 239, "grid on cuda: barrier_free_from past level 64, 239 levels",
+                f"{res.get('barrier_free_from')} / {res.get('levels')}")
+    rc, _, err = c.run(["grid:120:120", "--device", "cuda", "--verbose", "--no-barrier-free-tail"])
+    c.check(rc == 0 and "barrier-free" not in err, "grid on cuda with --no-barrier-free-tail: no tail level", err[-400:])
+    rc, _, err = c.run(["grid:120:120", "--device", "cuda", "--verbose"])
+    tail_lines = [ln for ln in err.splitlines() if re.match(r"^level\s+\d+:", ln) and "barrier-free tail" in ln]
+    c.check(rc == 0 and len(tail_lines) > 100, "grid on cuda --verbose: the tail's levels are marked", err[-400:])
 
 
 def out_degrees(arcs):

@@ -142,7 +142,7 @@ BfsResult run_forced(const Graph& g, ProductKernel k, bool stats) {
   ProductPolicy p;
   p.forced = k;
   BfsResult r;
-  fused_bfs(g, 0, false, p, Capacities{}, stats, r);
+  fused_bfs(g, 0, false, p, Capacities{}, stats, /*barrier_free_tail=*/false, r);
   return r;
 }
 

@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda/product/barrier_free.cuh"
 #include "cuda/product/bodies.cuh"
 
 namespace gbcuda::detail::cuda::product {
@@ -48,6 +49,7 @@ struct FusedArgs {
   LevelRecord* records = nullptr;                  // max_levels entries, or null
   int max_levels = 0;
   bool blind_claims_ok = false;  // blind_claims_allowed() for the visited bitmap
+  TailState* tail = nullptr;     // the barrier-free tail's state, or null: level-synchronous throughout
 };
 
 // Dynamic shared memory of the bodies' queues (one body at a time).
@@ -82,6 +84,8 @@ __global__ void __launch_bounds__(kThreads, 1) fused_kernel(FusedArgs a) {
   __shared__ FewRowsShared fs;
   __shared__ SingleShared ss;
   __shared__ ull s_sum;
+  __shared__ int s_narrow;  // levels in a row at most kTailMaxWidth wide (thread 0 counts; shared
+                            // rather than in a register: the level loop has none to spare)
   cg::grid_group grid = cg::this_grid();
   // Thread 0 sets the next level's wide-push flags before the barrier that precedes it.
   auto set_wide_level = [&a](const Control& c) {
@@ -93,6 +97,7 @@ __global__ void __launch_bounds__(kThreads, 1) fused_kernel(FusedArgs a) {
     set_wide_level(s_c);
     ps.count = 0;
     ps.big.owner = INT_MAX;
+    s_narrow = 0;
   }
   __syncthreads();
   int cur = s_c.queue, bm = s_c.bitmap;
@@ -101,6 +106,7 @@ __global__ void __launch_bounds__(kThreads, 1) fused_kernel(FusedArgs a) {
   for (unsigned it = 0;; ++it) {
     const Control c = s_c;
     if (c.frontier_size == 0 || recorded >= a.max_levels || c.level > last_level) break;
+    if (a.tail && s_narrow >= kTailAfterLevels) break;
     LevelSlot* slot = a.slots + it % 3;
     ull t0 = 0;
     if (blockIdx.x == 0 && threadIdx.x == 0) {
@@ -116,8 +122,10 @@ __global__ void __launch_bounds__(kThreads, 1) fused_kernel(FusedArgs a) {
     const Index size = Index(c.frontier_size);
     if (kind == ProductKernel::SingleBlock) {
       if (blockIdx.x == 0) {
+        // With a tail, return after enough narrow levels for it to start.
+        const int budget = a.tail ? max(kTailAfterLevels - s_narrow, 1) : INT_MAX;
         single_block_levels<true>(t, a.rule, s_c, in, k.tail, a.records ? a.records + recorded : nullptr,
-                                  a.max_levels - recorded, smem, ss);
+                                  min(a.max_levels - recorded, budget), smem, ss);
         if (threadIdx.x == 0) {
           *a.ctl = s_c;
           __threadfence();
@@ -161,9 +169,23 @@ __global__ void __launch_bounds__(kThreads, 1) fused_kernel(FusedArgs a) {
       }
     }
     cur = 1 - cur;
-    if (threadIdx.x == 0) set_wide_level(s_c);
+    if (threadIdx.x == 0) {
+      set_wide_level(s_c);
+      // A single-block run's levels were all at most single_block_max <= kTailMaxWidth wide.
+      s_narrow = size <= kTailMaxWidth ? s_narrow + (s_c.level - c.level) : 0;
+    }
     __syncthreads();
     recorded += s_c.level - c.level;
+  }
+  if (a.tail && s_narrow >= kTailAfterLevels && s_c.frontier_size > 0) {
+    barrier_free_tail(a.t.g, a.t.level, a.queues[cur], Index(s_c.frontier_size), s_c.level - 1, a.queues[1 - cur],
+                      a.tail);
+    grid.sync();
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+      a.tail->t_end_ns = globaltimer_ns();
+      if (a.tail->status != kTailAbandoned) a.tail->status = kTailDone;
+      s_c.frontier_size = 0;  // the search ended (or the host searches again)
+    }
   }
   if (blockIdx.x == 0 && threadIdx.x == 0) {
     s_c.queue = cur;
@@ -218,7 +240,29 @@ void append_records(const Array<LevelRecord>& records, int count, int first_leve
     const auto k = static_cast<ProductKernel>(rec.kernel);
     r.levels.push_back({first_level + i, Index(rec.frontier_size), Index(rec.edges),
                         k == ProductKernel::Pull ? Direction::Pull : Direction::Push, k,
-                        double(rec.t_end_ns - rec.t_begin_ns) * 1e-9});
+                        double(rec.t_end_ns - rec.t_begin_ns) * 1e-9, false});
+  }
+}
+
+// Per-level statistics of the levels the barrier-free tail produced, from the final levels (the
+// tail has no level steps of its own): each level's frontier and its out-edges; the first such
+// entry carries the whole tail's time (device clock), the others 0.
+void append_tail_stats(const Graph& g, const TailState& ts, BfsResult& r) {
+  const int seed = ts.seed_level;
+  int deepest = seed;
+  for (auto l : r.level) deepest = std::max(deepest, int(l));
+  std::vector<Offset> ptr(std::size_t(g.n) + 1);
+  copy_bytes(ptr.data(), Backend::Host, g.out_ptr, Backend::Cuda, ptr.size() * sizeof(Offset));
+  std::vector<Index> size(std::size_t(deepest - seed + 1), 0), edges(size.size(), 0);
+  for (Index v = 0; v < g.n; ++v) {
+    const int l = r.level[std::size_t(v)];
+    if (l < seed) continue;
+    size[std::size_t(l - seed)] += 1;
+    edges[std::size_t(l - seed)] += Index(ptr[std::size_t(v) + 1] - ptr[std::size_t(v)]);
+  }
+  for (std::size_t i = 0; i < size.size(); ++i) {
+    r.levels.push_back({seed + 1 + int(i), size[i], edges[i], Direction::Push, ProductKernel::Auto,
+                        i == 0 ? double(ts.t_end_ns - ts.t_begin_ns) * 1e-9 : 0.0, true});
   }
 }
 
@@ -238,7 +282,7 @@ bool persistent_kernels_available() {
 }
 
 void fused_bfs(const Graph& g, Index source, bool parents, const ProductPolicy& policy, const Capacities& caps,
-               bool collect_stats, BfsResult& r) {
+               bool collect_stats, bool barrier_free_tail, BfsResult& r) {
   const Index n = g.n;
   if (n <= 0) throw Error(Status::InvalidValue, "BFS on an empty graph (0 vertices)");
   if (g.n_in != n) throw Error(Status::InvalidValue, "the fused BFS needs a square matrix");
@@ -277,6 +321,8 @@ void fused_bfs(const Graph& g, Index source, bool parents, const ProductPolicy& 
   Array<Control> ctl(1, Backend::Cuda);
   Array<LevelSlot> slots(3, Backend::Cuda);
   Array<LevelRecord> records(collect_stats ? kRecordCapacity : 0, Backend::Cuda);
+  const bool tail = barrier_free_tail && !parents;
+  Array<TailState> tail_state(tail ? 1 : 0, Backend::Cuda);
 
   FusedArgs a;
   a.t.g = g;
@@ -294,6 +340,7 @@ void fused_bfs(const Graph& g, Index source, bool parents, const ProductPolicy& 
   a.records = collect_stats ? records.data() : nullptr;
   a.max_levels = collect_stats ? kRecordCapacity : INT_MAX;
   a.blind_claims_ok = blind_claims_allowed(n);
+  a.tail = tail ? tail_state.data() : nullptr;
 
   Control h{};
   auto fetch_control = [&] { copy_bytes(&h, Backend::Host, ctl.data(), Backend::Cuda, sizeof(Control)); };
@@ -306,6 +353,7 @@ void fused_bfs(const Graph& g, Index source, bool parents, const ProductPolicy& 
   level.fill_bytes_with(0xff);
   if (parents) parent.fill_bytes_with(0xff);
   visited.fill_bytes_with(0);
+  if (tail) tail_state.fill_bytes_with(0);
   init_kernel<<<1, 1, 0, stream()>>>(a, source);
   CUDA_CHECK_LAUNCH();
   const std::size_t smem = launch.smem;  // opted in by fused_launch()
@@ -335,7 +383,20 @@ void fused_bfs(const Graph& g, Index source, bool parents, const ProductPolicy& 
       throw Error(Status::CudaError, "fused BFS: the persistent kernel stopped early (internal error)");
   }
 
+  TailState ts{};
+  if (tail) copy_bytes(&ts, Backend::Host, tail_state.data(), Backend::Cuda, sizeof(TailState));
+  if (ts.status == kTailAbandoned) {  // too wide for the tail: search again, level-synchronous
+    const double first = r.seconds;
+    r.levels.clear();
+    fused_bfs(g, source, parents, policy, caps, collect_stats, false, r);
+    r.seconds += first;
+    r.barrier_free_abandoned = true;
+    return;
+  }
+  r.barrier_free_from = ts.status == kTailDone ? ts.seed_level + 1 : 0;
+  r.barrier_free_abandoned = false;
   r.level = level.to_vector();
+  if (collect_stats && ts.status == kTailDone) append_tail_stats(g, ts, r);
   Index reached = 0;
   for (auto l : r.level) reached += l >= 0;
   r.vertices_reached = reached;

@@ -1,0 +1,185 @@
+#pragma once
+// The fused BFS's barrier-free tail (fused_bfs.cu). Once a search has run kTailAfterLevels narrow
+// levels in a row (a mesh, a road network, a long path: thousands of levels of a few thousand
+// vertices, each paying a grid barrier and a chain of round trips, ~3-6 us on the H100), the rest
+// of it runs without level barriers.
+//
+// Label-correcting: a vertex's level only falls (atomicMin on the level array, read as unsigned so
+// that unvisited, -1, is the largest), and every fall queues the vertex again, so the levels end
+// exact in any order. A warp keeps up to kTailKeep of its finds in a ring in shared memory and
+// expands them next: the chain from one level to the next (row offsets, indices, the atomic) stays
+// in the warp. The surplus goes to one global queue, where idle warps take it (a warp takes up to
+// 32 entries by a compare-and-swap on the head). `pending` counts the queued entries, ring or
+// global; a warp adds what it queues globally before publishing it, so pending never reads below
+// the entries left, and the search ends when an idle warp reads 0.
+//
+// Levels only: parents and the visited bitmap are not kept here (the search ends in the tail; a
+// search with parents never takes it). A frontier too wide for this (a global backlog above
+// kTailMaxBacklog, or the queue full) abandons the tail (status kTailAbandoned): the levels are
+// then unfinished and the host searches again without it.
+#ifdef __CUDACC__
+#include <cooperative_groups.h>
+#endif
+
+#include "cuda/product/common.cuh"
+
+namespace gbcuda::detail::cuda::product {
+
+inline constexpr int kTailAfterLevels = 64;   // narrow levels in a row before the tail starts
+inline constexpr Index kTailMaxWidth = 4096;  // a level at most this wide counts as narrow
+inline constexpr int kTailWarps = 4;          // warps of each block that work in the tail
+inline constexpr int kTailKeep = 32;          // finds a warp keeps in its ring
+inline constexpr int kTailRing = 64;          // ring entries (>= kTailKeep + 32 - 1)
+inline constexpr ull kTailMaxBacklog = 1u << 16;
+inline constexpr int kTailMaxSleepNs = 256;  // an idle warp's back-off doubles up to this
+
+enum TailStatus : int { kTailNotRun = 0, kTailDone = 1, kTailAbandoned = 2 };
+
+// In device memory, zeroed before each launch; head, tail and pending on their own lines.
+struct TailState {
+  ull head, pad0[15];
+  ull tail, pad1[15];
+  long long pending, pad2[15];
+  int status;
+  int seed_level;  // the level of the frontier the tail started from
+  ull seed_size;
+  ull t_begin_ns, t_end_ns;
+};
+
+#ifdef __CUDACC__
+
+__device__ __forceinline__ ull volatile_load(const ull* p) { return *reinterpret_cast<const volatile ull*>(p); }
+
+// Called by every thread of the fused kernel (a grid barrier inside). `frontier` holds `size`
+// vertices of level `seed_level`; `queue` (n entries, not the frontier's) becomes the global queue.
+__device__ void barrier_free_tail(const Graph& g, std::int32_t* level, const Vid* frontier, Index size, int seed_level,
+                                  Vid* queue, TailState* s) {
+  __shared__ Vid rings[kTailWarps][kTailRing];
+  const Index cap = g.n;
+  for (Index i = global_thread(); i < cap; i += grid_threads()) queue[i] = i < size ? load<true>(frontier + i) : -1;
+  if (global_thread() == 0) {
+    s->tail = ull(size);
+    s->pending = size;
+    s->seed_level = seed_level;
+    s->seed_size = ull(size);
+    s->t_begin_ns = globaltimer_ns();
+  }
+  cooperative_groups::this_grid().sync();
+  const int warp = int(threadIdx.x / 32), lane = int(threadIdx.x % 32);
+  if (warp >= kTailWarps) return;
+  Vid* ring = rings[warp];
+  auto* levels = reinterpret_cast<unsigned*>(level);
+  int ring_head = 0, ring_count = 0;  // warp-uniform
+  for (;;) {
+    // Take up to 32 entries: from the ring, else from the global queue.
+    const bool from_ring = ring_count > 0;
+    ull head = 0;
+    int n = 0;
+    if (from_ring) {
+      n = min(ring_count, 32);
+    } else {
+      if (lane == 0) {
+        for (int sleep = 32;;) {
+          const ull t = volatile_load(&s->tail), h = volatile_load(&s->head);
+          if (*reinterpret_cast<volatile int*>(&s->status) == kTailAbandoned) {
+            n = -1;
+            break;
+          }
+          if (t > h) {
+            if (t - h > kTailMaxBacklog) {  // a wide frontier: the level-synchronous search does better
+              atomicExch(&s->status, int(kTailAbandoned));
+              n = -1;
+              break;
+            }
+            const ull take = min(t - h, ull(32));
+            if (atomicCAS(&s->head, h, h + take) == h) {
+              head = h;
+              n = int(take);
+              break;
+            }
+          } else {
+            if (*reinterpret_cast<volatile long long*>(&s->pending) <= 0) {
+              n = -1;
+              break;
+            }
+            __nanosleep(sleep);
+            sleep = min(2 * sleep, kTailMaxSleepNs);
+          }
+        }
+      }
+      n = __shfl_sync(kFullMask, n, 0);
+      head = __shfl_sync(kFullMask, head, 0);
+      if (n < 0) return;
+    }
+    Vid v = -1;
+    if (lane < n) {
+      if (from_ring) {
+        v = ring[(ring_head + lane) % kTailRing];
+      } else {
+        const volatile Vid* slot = queue + head + lane;
+        while ((v = *slot) < 0) {  // reserved, not yet written
+        }
+      }
+    }
+    if (from_ring) ring_head = (ring_head + n) % kTailRing, ring_count -= n;
+    __syncwarp();
+    // Expand: kChunk edges a lane a round, the round's finds appended together.
+    constexpr int kChunk = 4;
+    unsigned next = 0;
+    Offset p = 0, end = 0;
+    if (v >= 0) {
+      next = *reinterpret_cast<volatile unsigned*>(levels + v) + 1;  // its level now, not when queued
+      p = g.out_ptr[v];
+      end = g.out_ptr[v + 1];
+    }
+    long long queued_here = 0;  // into the ring (global entries are counted when published)
+    while (__any_sync(kFullMask, p < end)) {
+      Vid w[kChunk];
+      unsigned won = 0;  // bit k: w[k] got a lower level (no dynamically indexed array: registers)
+#pragma unroll
+      for (int k = 0; k < kChunk; ++k) w[k] = p + k < end ? g.out_idx[p + k] : -1;
+#pragma unroll
+      for (int k = 0; k < kChunk; ++k)
+        if (w[k] >= 0 && atomicMin(levels + w[k], next) > next) won |= 1u << k;
+      const int nf = __popc(won);
+      p += kChunk;
+      int scan = nf;  // inclusive prefix sum over the warp
+#pragma unroll
+      for (int d = 1; d < 32; d <<= 1) {
+        const int o = __shfl_up_sync(kFullMask, scan, d);
+        if (lane >= d) scan += o;
+      }
+      const int total = __shfl_sync(kFullMask, scan, 31);
+      if (total == 0) continue;
+      const int to_ring = min(total, max(kTailKeep - ring_count, 0));
+      const int to_queue = total - to_ring;
+      ull base = 0;
+      if (to_queue > 0) {
+        if (lane == 0) {
+          atomicAdd(reinterpret_cast<ull*>(&s->pending), ull(to_queue));
+          __threadfence();  // counted before anyone can take them
+          base = atomicAdd(&s->tail, ull(to_queue));
+          if (base + ull(to_queue) > ull(cap)) atomicExch(&s->status, int(kTailAbandoned));
+        }
+        base = __shfl_sync(kFullMask, base, 0);
+        if (base + ull(to_queue) > ull(cap)) return;
+      }
+      int at = scan - nf;
+#pragma unroll
+      for (int k = 0; k < kChunk; ++k) {
+        if (!(won >> k & 1)) continue;
+        if (at < to_ring) ring[(ring_head + ring_count + at) % kTailRing] = w[k];
+        else *reinterpret_cast<volatile Vid*>(queue + base + ull(at - to_ring)) = w[k];
+        ++at;
+      }
+      ring_count += to_ring;
+      queued_here += to_ring;
+      __syncwarp();
+    }
+    if (lane == 0 && queued_here != n) atomicAdd(reinterpret_cast<ull*>(&s->pending), ull(queued_here - n));
+  }
+}
+
+#endif  // __CUDACC__
+
+}  // namespace gbcuda::detail::cuda::product
