@@ -602,6 +602,15 @@ TEST(FusedBfs, BarrierFreeTailFinishesLongNarrowSearches) {
   check_tail(mesh, 301, o, false);
 }
 
+// Small enough for compute-sanitizer's racecheck, whose serialised warps make the larger
+// searches above take minutes: the tail's rings in shared memory on a mesh of 117 levels.
+TEST(FusedBfs, BarrierFreeTailOnASmallMesh) {
+  SKIP_WITHOUT_GPU();
+  gbcuda::BfsOptions o;
+  o.device = gbcuda::Device::Cuda;
+  check_tail(gbcuda::generate_graph("grid:60:60", gbcuda::Backend::Host), 61, o, true);
+}
+
 TEST(FusedBfs, BarrierFreeTailAbandonsAWideFrontierAndSearchesAgain) {
   SKIP_WITHOUT_GPU();
   // A path of 100 into a random graph of 500,000 vertices and ~8 out-edges each: the tail starts
