@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -626,6 +627,27 @@ TEST(FusedBfs, BarrierFreeTailAbandonsAWideFrontierAndSearchesAgain) {
     EXPECT_TRUE(r.barrier_free_abandoned);
     EXPECT_EQ(r.barrier_free_from, 0);
     for (const auto& s : r.levels) EXPECT_FALSE(s.barrier_free) << "level " << s.level;
+  }
+}
+
+TEST(FusedBfs, BarrierFreeTailAbandonsWhenItsQueueIsFull) {
+  SKIP_WITHOUT_GPU();
+  // A queue of 100 entries: the tangle's tail sends most finds of its random part through the
+  // global queue (a warp keeps 32), so a producer finds it full, and every warp leaves. A queue of
+  // 16 cannot hold the mesh's seed (its 53 vertices of level 64).
+  const auto tangle = path_into(200, gbtest::random_graph({20000, 3.0, false, false, false, 0.0, 5}));
+  const auto mesh = gbcuda::generate_graph("grid:60:60", gbcuda::Backend::Host);
+  for (auto [A, source, cap] : {std::tuple{&tangle, Index(0), Index(100)}, std::tuple{&mesh, Index(61), Index(16)}}) {
+    SCOPED_TRACE("queue of " + std::to_string(cap));
+    pr::Capacities caps;
+    caps.tail_queue = cap;
+    const Fused e(*A);
+    for (bool stats : {true, false}) {
+      const auto r = e.run(source, BfsKernel::Auto, caps, false, {}, stats, /*tail=*/true);
+      check_result(*A, source, r, gbtest::graphblas_bfs_levels(*A, source), false);
+      EXPECT_TRUE(r.barrier_free_abandoned);
+      EXPECT_EQ(r.barrier_free_from, 0);
+    }
   }
 }
 

@@ -15,8 +15,12 @@
 //
 // Levels only: parents and the visited bitmap are not kept here (the search ends in the tail; a
 // search with parents never takes it). A frontier too wide for this (a global backlog above
-// kTailMaxBacklog, or the queue full) abandons the tail (status kTailAbandoned): the levels are
-// then unfinished and the host searches again without it.
+// kTailMaxBacklog, or the queue full: `cap` entries, never reused, so re-queued vertices count
+// too) abandons the tail (status kTailAbandoned): the warps leave as they next look at the global
+// queue, the levels are unfinished, and the host searches again without it.
+//
+// A global entry is published with a release store by the lane whose atomic lowered the level,
+// and read with an acquire load, so the level a consumer reads is at least that one.
 #ifdef __CUDACC__
 #include <cooperative_groups.h>
 #endif
@@ -29,13 +33,14 @@ inline constexpr int kTailAfterLevels = 64;   // narrow levels in a row before t
 inline constexpr Index kTailMaxWidth = 4096;  // a level at most this wide counts as narrow
 inline constexpr int kTailWarps = 4;          // warps of each block that work in the tail
 inline constexpr int kTailKeep = 32;          // finds a warp keeps in its ring
-inline constexpr int kTailRing = 64;          // ring entries (>= kTailKeep + 32 - 1)
+inline constexpr int kTailRing = 64;          // ring entries (>= kTailKeep)
 inline constexpr ull kTailMaxBacklog = 1u << 16;
 inline constexpr int kTailMaxSleepNs = 256;  // an idle warp's back-off doubles up to this
 
 enum TailStatus : int { kTailNotRun = 0, kTailDone = 1, kTailAbandoned = 2 };
 
-// In device memory, zeroed before each launch; head, tail and pending on their own lines.
+// In device memory, zeroed once per search (the tail runs at most once); head, tail and pending
+// on their own lines.
 struct TailState {
   ull head, pad0[15];
   ull tail, pad1[15];
@@ -50,23 +55,40 @@ struct TailState {
 
 __device__ __forceinline__ ull volatile_load(const ull* p) { return *reinterpret_cast<const volatile ull*>(p); }
 
+__device__ __forceinline__ Vid load_acquire(const Vid* p) {
+  Vid v;
+  asm volatile("ld.acquire.gpu.global.s32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+__device__ __forceinline__ void store_release(Vid* p, Vid v) {
+  asm volatile("st.release.gpu.global.s32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+__device__ __forceinline__ bool tail_abandoned(const TailState* s) {
+  return *reinterpret_cast<const volatile int*>(&s->status) == kTailAbandoned;
+}
+
 // Called by every thread of the fused kernel (a grid barrier inside). `frontier` holds `size`
-// vertices of level `seed_level`; `queue` (n entries, not the frontier's) becomes the global queue.
+// vertices of level `seed_level`; `queue` (cap <= n entries, not the frontier's) becomes the
+// global queue.
 __device__ void barrier_free_tail(const Graph& g, std::int32_t* level, const Vid* frontier, Index size, int seed_level,
-                                  Vid* queue, TailState* s) {
+                                  Vid* queue, Index cap, TailState* s) {
   __shared__ Vid rings[kTailWarps][kTailRing];
-  const Index cap = g.n;
-  for (Index i = global_thread(); i < cap; i += grid_threads()) queue[i] = i < size ? load<true>(frontier + i) : -1;
+  const bool fits = size <= cap;
+  for (Index i = global_thread(); i < cap; i += grid_threads())
+    queue[i] = fits && i < size ? load<true>(frontier + i) : -1;
   if (global_thread() == 0) {
     s->tail = ull(size);
     s->pending = size;
     s->seed_level = seed_level;
     s->seed_size = ull(size);
     s->t_begin_ns = globaltimer_ns();
+    if (!fits) s->status = kTailAbandoned;
   }
   cooperative_groups::this_grid().sync();
   const int warp = int(threadIdx.x / 32), lane = int(threadIdx.x % 32);
-  if (warp >= kTailWarps) return;
+  if (warp >= kTailWarps || !fits) return;
   Vid* ring = rings[warp];
   auto* levels = reinterpret_cast<unsigned*>(level);
   int ring_head = 0, ring_count = 0;  // warp-uniform
@@ -81,7 +103,7 @@ __device__ void barrier_free_tail(const Graph& g, std::int32_t* level, const Vid
       if (lane == 0) {
         for (int sleep = 32;;) {
           const ull t = volatile_load(&s->tail), h = volatile_load(&s->head);
-          if (*reinterpret_cast<volatile int*>(&s->status) == kTailAbandoned) {
+          if (tail_abandoned(s) || t > ull(cap)) {  // past cap: a producer found the queue full
             n = -1;
             break;
           }
@@ -116,8 +138,9 @@ __device__ void barrier_free_tail(const Graph& g, std::int32_t* level, const Vid
       if (from_ring) {
         v = ring[(ring_head + lane) % kTailRing];
       } else {
-        const volatile Vid* slot = queue + head + lane;
-        while ((v = *slot) < 0) {  // reserved, not yet written
+        // Every slot below a tail read at most cap belongs to a reservation that fit, whose
+        // producer writes it: reserved, perhaps not yet written.
+        while ((v = load_acquire(queue + head + lane)) < 0) {
         }
       }
     }
@@ -169,7 +192,7 @@ __device__ void barrier_free_tail(const Graph& g, std::int32_t* level, const Vid
       for (int k = 0; k < kChunk; ++k) {
         if (!(won >> k & 1)) continue;
         if (at < to_ring) ring[(ring_head + ring_count + at) % kTailRing] = w[k];
-        else *reinterpret_cast<volatile Vid*>(queue + base + ull(at - to_ring)) = w[k];
+        else store_release(queue + base + ull(at - to_ring), w[k]);
         ++at;
       }
       ring_count += to_ring;

@@ -178,7 +178,8 @@ __global__ void __launch_bounds__(kThreads, 1) fused_kernel(FusedArgs a) {
     recorded += s_c.level - c.level;
   }
   if (a.tail && s_narrow >= kTailAfterLevels && s_c.frontier_size > 0) {
-    barrier_free_tail(a.t.g, a.t.level, a.queues[cur], Index(s_c.frontier_size), s_c.level - 1, a.queues[1 - cur],
+    const Index cap = a.t.caps.tail_queue > 0 ? min(a.t.caps.tail_queue, a.t.g.n) : a.t.g.n;
+    barrier_free_tail(a.t.g, a.t.level, a.queues[cur], Index(s_c.frontier_size), s_c.level - 1, a.queues[1 - cur], cap,
                       a.tail);
     grid.sync();
     if (blockIdx.x == 0 && threadIdx.x == 0) {
@@ -281,8 +282,12 @@ bool persistent_kernels_available() {
   return available;
 }
 
-void fused_bfs(const Graph& g, Index source, bool parents, const ProductPolicy& policy, const Capacities& caps,
-               bool collect_stats, bool barrier_free_tail, BfsResult& r) {
+namespace {
+
+// One search; returns the tail's status (kTailNotRun without one). An abandoned tail leaves r's
+// levels unfilled: the caller searches again once this search's device arrays are freed.
+TailStatus fused_search(const Graph& g, Index source, bool parents, const ProductPolicy& policy, const Capacities& caps,
+                        bool collect_stats, bool barrier_free_tail, BfsResult& r) {
   const Index n = g.n;
   if (n <= 0) throw Error(Status::InvalidValue, "BFS on an empty graph (0 vertices)");
   if (g.n_in != n) throw Error(Status::InvalidValue, "the fused BFS needs a square matrix");
@@ -385,16 +390,8 @@ void fused_bfs(const Graph& g, Index source, bool parents, const ProductPolicy& 
 
   TailState ts{};
   if (tail) copy_bytes(&ts, Backend::Host, tail_state.data(), Backend::Cuda, sizeof(TailState));
-  if (ts.status == kTailAbandoned) {  // too wide for the tail: search again, level-synchronous
-    const double first = r.seconds;
-    r.levels.clear();
-    fused_bfs(g, source, parents, policy, caps, collect_stats, false, r);
-    r.seconds += first;
-    r.barrier_free_abandoned = true;
-    return;
-  }
+  if (ts.status == kTailAbandoned) return kTailAbandoned;
   r.barrier_free_from = ts.status == kTailDone ? ts.seed_level + 1 : 0;
-  r.barrier_free_abandoned = false;
   r.level = level.to_vector();
   if (collect_stats && ts.status == kTailDone) append_tail_stats(g, ts, r);
   Index reached = 0;
@@ -402,6 +399,21 @@ void fused_bfs(const Graph& g, Index source, bool parents, const ProductPolicy& 
   r.vertices_reached = reached;
   if (parents) r.parent = parent.to_vector();
   else r.parent.clear();
+  return TailStatus(ts.status);
+}
+
+}  // namespace
+
+void fused_bfs(const Graph& g, Index source, bool parents, const ProductPolicy& policy, const Capacities& caps,
+               bool collect_stats, bool barrier_free_tail, BfsResult& r) {
+  r.barrier_free_abandoned = false;
+  if (fused_search(g, source, parents, policy, caps, collect_stats, barrier_free_tail, r) != kTailAbandoned) return;
+  // Too wide for the tail: search again, level-synchronous; both searches in the time.
+  const double first = r.seconds;
+  r.levels.clear();
+  fused_search(g, source, parents, policy, caps, collect_stats, false, r);
+  r.seconds += first;
+  r.barrier_free_abandoned = true;
 }
 
 }  // namespace gbcuda::detail::cuda::product

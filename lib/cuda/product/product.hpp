@@ -32,6 +32,7 @@ struct Capacities {
   int warp_queue = 64;            // entries per warp queue in shared memory
   int block_queue = 2048;         // entries per block queue in shared memory
   int single_block_queue = 4096;  // the single-block body hands over above this
+  Index tail_queue = 0;           // the barrier-free tail's global queue (0: n entries)
 };
 
 // The library's policy on this device: measured on first use and cached (calibrate.cu).
