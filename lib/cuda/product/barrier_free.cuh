@@ -166,12 +166,7 @@ __device__ void barrier_free_tail(const Graph& g, std::int32_t* level, const Vid
         if (w[k] >= 0 && atomicMin(levels + w[k], next) > next) won |= 1u << k;
       const int nf = __popc(won);
       p += kChunk;
-      int scan = nf;  // inclusive prefix sum over the warp
-#pragma unroll
-      for (int d = 1; d < 32; d <<= 1) {
-        const int o = __shfl_up_sync(kFullMask, scan, d);
-        if (lane >= d) scan += o;
-      }
+      const int scan = warp_inclusive_sum(nf);
       const int total = __shfl_sync(kFullMask, scan, 31);
       if (total == 0) continue;
       const int to_ring = min(total, max(kTailKeep - ring_count, 0));

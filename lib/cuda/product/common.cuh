@@ -262,26 +262,28 @@ __device__ __forceinline__ GatherShared& gather_shared() {
   return s;
 }
 
+// Inclusive prefix sum of one value per lane over the warp (every lane calls it).
+template <class T>
+__device__ __forceinline__ T warp_inclusive_sum(T x) {
+  const unsigned lane = lane_id();
+#pragma unroll
+  for (int d = 1; d < 32; d <<= 1) {
+    const T y = __shfl_up_sync(kFullMask, x, d);
+    if (lane >= unsigned(d)) x += y;
+  }
+  return x;
+}
+
 // Exclusive prefix sum of one value per thread over the block (warp shuffles, then the warp
 // totals in `warp_sums`, 33 entries); `total` receives the block's sum. Every thread calls it.
 __device__ __forceinline__ Offset block_exclusive_sum(Offset x, Offset* warp_sums, Offset& total) {
   const unsigned lane = lane_id(), warp = threadIdx.x / 32, warps = blockDim.x / 32;
-  Offset incl = x;
-#pragma unroll
-  for (int d = 1; d < 32; d <<= 1) {
-    const Offset y = __shfl_up_sync(kFullMask, incl, d);
-    if (lane >= unsigned(d)) incl += y;
-  }
+  const Offset incl = warp_inclusive_sum(x);
   if (lane == 31) warp_sums[warp] = incl;
   __syncthreads();
   if (warp == 0) {
     const Offset w = lane < warps ? warp_sums[lane] : 0;
-    Offset wi = w;
-#pragma unroll
-    for (int d = 1; d < 32; d <<= 1) {
-      const Offset y = __shfl_up_sync(kFullMask, wi, d);
-      if (lane >= unsigned(d)) wi += y;
-    }
+    const Offset wi = warp_inclusive_sum(w);
     if (lane < warps) warp_sums[lane] = wi - w;
     if (lane == 31) warp_sums[32] = wi;
   }
