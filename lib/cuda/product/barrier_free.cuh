@@ -47,7 +47,6 @@ struct TailState {
   long long pending, pad2[15];
   int status;
   int seed_level;  // the level of the frontier the tail started from
-  ull seed_size;
   ull t_begin_ns, t_end_ns;
 };
 
@@ -82,7 +81,6 @@ __device__ void barrier_free_tail(const Graph& g, std::int32_t* level, const Vid
     s->tail = ull(size);
     s->pending = size;
     s->seed_level = seed_level;
-    s->seed_size = ull(size);
     s->t_begin_ns = globaltimer_ns();
     if (!fits) s->status = kTailAbandoned;
   }
