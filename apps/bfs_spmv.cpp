@@ -414,7 +414,7 @@ void build_cli(CLI::App& app, Options& o) {
                "Check the levels and parents against the graph (Graph500 rules); exit 1 if invalid");
   app.add_flag("--no-barrier-free-tail", o.no_barrier_free_tail,
                "Keep every level level-synchronous (by default the fused loop finishes a search that ran 64\n"
-               "narrow levels in a row without level barriers; searches with parents, e.g. --validate, never do)");
+               "narrow levels in a row without level barriers)");
   app.add_flag("--json", o.json, "Print one JSON object on stdout instead of the text summary");
   app.add_flag("--verbose", o.verbose,
                "Progress and one line per BFS level (frontier, edges, direction, kernel, time) on stderr");

@@ -581,17 +581,22 @@ TEST(FusedBfs, BarrierFreeTailFinishesLongNarrowSearches) {
   const auto mesh = gbcuda::generate_graph("grid:300:300", gbcuda::Backend::Host);
   const auto path = gbtest::path_graph(5000, false);
   const auto tangle = path_into(200, gbtest::random_graph({20000, 3.0, false, false, false, 0.0, 5}));
-  for (bool stats : {true, false}) {
-    SCOPED_TRACE(stats ? "stats" : "no stats");
-    o.collect_stats = stats;
-    check_tail(mesh, 301, o, true);
-    check_tail(path, 2500, o, true);
-    check_tail(tangle, 0, o, true);
+  const auto hub = path_into(200, gbtest::star_graph(3000));  // a hub of 2,999 out-edges in the tail
+  // With parents the tail's are named afterwards (barrier_free_parents_kernel); check_result
+  // validates each against the graph and the levels.
+  for (bool parents : {false, true}) {
+    for (bool stats : {true, false}) {
+      SCOPED_TRACE(std::string(stats ? "stats" : "no stats") + (parents ? ", parents" : ""));
+      o.collect_stats = stats;
+      o.compute_parents = parents;
+      check_tail(mesh, 301, o, true);
+      check_tail(path, 2500, o, true);
+      check_tail(tangle, 0, o, true);
+      check_tail(hub, 0, o, true);
+    }
   }
-  // Not with parents, a forced kernel, a forced pull, or when turned off.
+  // Not with a forced kernel, a forced pull, or when turned off.
   o.collect_stats = true;
-  o.compute_parents = true;
-  check_tail(mesh, 301, o, false);
   o.compute_parents = false;
   o.kernel = BfsKernel::QueueWarp;
   check_tail(mesh, 301, o, false);
@@ -604,12 +609,16 @@ TEST(FusedBfs, BarrierFreeTailFinishesLongNarrowSearches) {
 }
 
 // Small enough for compute-sanitizer's racecheck, whose serialised warps make the larger
-// searches above take minutes: the tail's rings in shared memory on a mesh of 117 levels.
+// searches above take minutes: the tail's rings in shared memory on a mesh of 117 levels, and the
+// parents named after it.
 TEST(FusedBfs, BarrierFreeTailOnASmallMesh) {
   SKIP_WITHOUT_GPU();
   gbcuda::BfsOptions o;
   o.device = gbcuda::Device::Cuda;
-  check_tail(gbcuda::generate_graph("grid:60:60", gbcuda::Backend::Host), 61, o, true);
+  const auto mesh = gbcuda::generate_graph("grid:60:60", gbcuda::Backend::Host);
+  check_tail(mesh, 61, o, true);
+  o.compute_parents = true;
+  check_tail(mesh, 61, o, true);
 }
 
 TEST(FusedBfs, BarrierFreeTailAbandonsAWideFrontierAndSearchesAgain) {
@@ -617,13 +626,15 @@ TEST(FusedBfs, BarrierFreeTailAbandonsAWideFrontierAndSearchesAgain) {
   // A path of 100 into a random graph of 500,000 vertices and ~8 out-edges each: the tail starts
   // on the path, then its queue backs up past 65,536 and the search runs again level-synchronously.
   const auto A = path_into(100, gbtest::random_graph({500000, 8.0, false, false, false, 0.0, 7}));
-  for (bool stats : {true, false}) {
-    SCOPED_TRACE(stats ? "stats" : "no stats");
+  const auto expected = gbtest::graphblas_bfs_levels(A, 0);
+  for (auto [stats, parents] : {std::pair{true, false}, std::pair{false, false}, std::pair{true, true}}) {
+    SCOPED_TRACE(std::string(stats ? "stats" : "no stats") + (parents ? ", parents" : ""));
     gbcuda::BfsOptions o;
     o.device = gbcuda::Device::Cuda;
     o.collect_stats = stats;
+    o.compute_parents = parents;
     const auto r = gbcuda::bfs(A, 0, o);
-    check_result(A, 0, r, gbtest::graphblas_bfs_levels(A, 0), false);
+    check_result(A, 0, r, expected, parents);
     EXPECT_TRUE(r.barrier_free_abandoned);
     EXPECT_EQ(r.barrier_free_from, 0);
     for (const auto& s : r.levels) EXPECT_FALSE(s.barrier_free) << "level " << s.level;

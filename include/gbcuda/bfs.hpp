@@ -48,10 +48,10 @@ struct BfsOptions {
   Direction direction = Direction::Auto;    // Auto: push or pull per level, by the policy
   bool compute_parents = false;
   bool collect_stats = true;  // per-level statistics (costs a host wait per level in the algebra loop)
-  // Fused loop, kernel Auto, levels only (no parents), direction not forced to pull: once 64
-  // levels in a row were at most 4,096 vertices wide (a mesh, a road network, a long path), the
-  // rest of the search runs without level barriers (label-correcting: a level only falls, and each
-  // fall is expanded again). A frontier that then grows wide (a queued backlog above 65,536)
+  // Fused loop, kernel Auto, direction not forced to pull: once 64 levels in a row were at most
+  // 4,096 vertices wide (a mesh, a road network, a long path), the rest of the search runs without
+  // level barriers (label-correcting: a level only falls, and each fall is expanded again; with
+  // compute_parents, one pass afterwards names a parent one level up for each vertex it reached). A frontier that then grows wide (a queued backlog above 65,536)
   // abandons it and the search is run again level-synchronously, both in `seconds`.
   bool barrier_free_tail = true;
   // The policy's direction thresholds (product_policy.hpp): pull once the frontier's out-edges

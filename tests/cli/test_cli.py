@@ -625,6 +625,13 @@ def test_kernels(c, tmp, matrices, expected, gpu):
         c.check(isinstance(res.get("barrier_free_from"), int) and res["barrier_free_from"] > 64 and
                 res.get("levels") == 239, "grid on cuda: barrier_free_from past level 64, 239 levels",
                 f"{res.get('barrier_free_from')} / {res.get('levels')}")
+    # With parents (--validate) too: the tail runs and the parents it names pass the validation.
+    res = c.expect_exit("grid on cuda --validate: barrier-free tail", ["grid:120:120", "--device", "cuda", "--validate",
+                        "--json"], 0, stdout_json=True)
+    if isinstance(res, dict):
+        c.check(isinstance(res.get("barrier_free_from"), int) and res["barrier_free_from"] > 64 and
+                res.get("validated") is True, "grid on cuda --validate: the tail ran and the parents are valid",
+                f"{res.get('barrier_free_from')} / {res.get('validated')}")
     rc, _, err = c.run(["grid:120:120", "--device", "cuda", "--verbose", "--no-barrier-free-tail"])
     c.check(rc == 0 and "barrier-free" not in err, "grid on cuda with --no-barrier-free-tail: no tail level", err[-400:])
     rc, _, err = c.run(["grid:120:120", "--device", "cuda", "--verbose"])

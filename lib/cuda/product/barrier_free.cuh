@@ -13,11 +13,12 @@
 // global; a warp adds what it queues globally before publishing it, so pending never reads below
 // the entries left, and the search ends when an idle warp reads 0.
 //
-// Levels only: parents and the visited bitmap are not kept here (the search ends in the tail; a
-// search with parents never takes it). A frontier too wide for this (a global backlog above
-// kTailMaxBacklog, or the queue full: `cap` entries, never reused, so re-queued vertices count
-// too) abandons the tail (status kTailAbandoned): the warps leave as they next look at the global
-// queue, the levels are unfinished, and the host searches again without it.
+// Levels only: the visited bitmap is not kept here (the search ends in the tail), and parents are
+// named afterwards by barrier_free_parents_kernel from the final levels. A frontier too wide for
+// this (a global backlog above kTailMaxBacklog, or the queue full: `cap` entries, never reused, so
+// re-queued vertices count too) abandons the tail (status kTailAbandoned): the warps leave as they
+// next take from or push to the global queue (a warp living on its ring alone finishes its region
+// first), the levels are unfinished, and the host searches again without it.
 //
 // A global entry is published with a release store by the lane whose atomic lowered the level,
 // and read with an acquire load, so the level a consumer reads is at least that one.
@@ -68,6 +69,14 @@ __device__ __forceinline__ bool tail_abandoned(const TailState* s) {
   return *reinterpret_cast<const volatile int*>(&s->status) == kTailAbandoned;
 }
 
+// Abandons the tail, and pushes the queue's tail past any capacity: a warp expanding from its ring
+// then leaves at its next global push (whose reservation no longer fits), at no cost to the
+// warps' usual path (a flag read every batch cost the grid 4%, docs/PERFORMANCE.md).
+__device__ __forceinline__ void abandon_tail(TailState* s) {
+  atomicExch(&s->status, int(kTailAbandoned));
+  atomicAdd(&s->tail, ull(1) << 40);
+}
+
 // Called by every thread of the fused kernel (a grid barrier inside). `frontier` holds `size`
 // vertices of level `seed_level`; `queue` (cap <= n entries, not the frontier's) becomes the
 // global queue.
@@ -107,7 +116,7 @@ __device__ void barrier_free_tail(const Graph& g, std::int32_t* level, const Vid
           }
           if (t > h) {
             if (t - h > kTailMaxBacklog) {  // a wide frontier: the level-synchronous search does better
-              atomicExch(&s->status, int(kTailAbandoned));
+              abandon_tail(s);
               n = -1;
               break;
             }
@@ -175,7 +184,7 @@ __device__ void barrier_free_tail(const Graph& g, std::int32_t* level, const Vid
           atomicAdd(reinterpret_cast<ull*>(&s->pending), ull(to_queue));
           __threadfence();  // counted before anyone can take them
           base = atomicAdd(&s->tail, ull(to_queue));
-          if (base + ull(to_queue) > ull(cap)) atomicExch(&s->status, int(kTailAbandoned));
+          if (base + ull(to_queue) > ull(cap)) abandon_tail(s);
         }
         base = __shfl_sync(kFullMask, base, 0);
         if (base + ull(to_queue) > ull(cap)) return;
@@ -193,6 +202,40 @@ __device__ void barrier_free_tail(const Graph& g, std::int32_t* level, const Vid
       __syncwarp();
     }
     if (lane == 0 && queued_here != n) atomicAdd(reinterpret_cast<ull*>(&s->pending), ull(queued_here - n));
+  }
+}
+
+// Parents of the vertices the tail reached, for a search with parents (launched after the fused
+// kernel; it does nothing unless the tail finished). The tail keeps levels only, so each vertex u
+// of level >= seed_level names itself the parent of every out-neighbour exactly one level deeper.
+// Any such u is a valid BFS parent (the library promises any valid parent), every vertex the tail
+// reached has one (the vertex whose expansion gave it its final level), and vertices of earlier
+// levels keep the parents the level-synchronous search wrote. Racing writers store valid parents
+// whole (64-bit stores). A thread a vertex; a vertex with more than 32 out-edges is expanded by its
+// whole warp, so one hub does not hold up its lane.
+__global__ void barrier_free_parents_kernel(Graph g, const std::int32_t* level, std::int64_t* parent,
+                                            const TailState* s) {
+  if (s->status != kTailDone) return;
+  const int seed = s->seed_level;
+  const int lane = int(threadIdx.x % 32);
+  for (Index base = global_thread() - lane; base < g.n; base += grid_threads()) {  // warp-uniform
+    const Index u = base + lane;
+    int lu = -1;
+    Offset p = 0, end = 0;
+    if (u < g.n && (lu = level[u]) >= seed) p = g.out_ptr[u], end = g.out_ptr[u + 1];
+    const bool wide = end - p > 32;
+    if (!wide)
+      for (; p < end; ++p)
+        if (level[g.out_idx[p]] == lu + 1) parent[g.out_idx[p]] = u;
+    for (unsigned wides = __ballot_sync(kFullMask, wide); wides; wides &= wides - 1) {
+      const int owner = __ffs(int(wides)) - 1;
+      const int ol = __shfl_sync(kFullMask, lu, owner);
+      const Offset oend = __shfl_sync(kFullMask, end, owner);
+      for (Offset q = __shfl_sync(kFullMask, p, owner) + lane; q < oend; q += 32) {
+        const Vid w = g.out_idx[q];
+        if (level[w] == ol + 1) parent[w] = base + owner;
+      }
+    }
   }
 }
 

@@ -326,7 +326,7 @@ TailStatus fused_search(const Graph& g, Index source, bool parents, const Produc
   Array<Control> ctl(1, Backend::Cuda);
   Array<LevelSlot> slots(3, Backend::Cuda);
   Array<LevelRecord> records(collect_stats ? kRecordCapacity : 0, Backend::Cuda);
-  const bool tail = barrier_free_tail && !parents;
+  const bool tail = barrier_free_tail;
   Array<TailState> tail_state(tail ? 1 : 0, Backend::Cuda);
 
   FusedArgs a;
@@ -374,6 +374,11 @@ TailStatus fused_search(const Graph& g, Index source, bool parents, const Produc
     first_level = h.level;
     check_termination();
     if (h.frontier_size == 0) break;
+  }
+  if (tail && parents) {  // parents of the tail's levels (nothing to do unless it finished)
+    barrier_free_parents_kernel<<<grid_for(n), kBlock, 0, stream()>>>(g, level.data(), parent.data(),
+                                                                      tail_state.data());
+    CUDA_CHECK_LAUNCH();
   }
   CUDA_CHECK(cudaEventRecord(stop.e, stream()));
   note_synchronization();
