@@ -50,6 +50,7 @@ struct TailState {
   int seed_level;  // the level of the frontier the tail started from
   ull t_begin_ns, t_end_ns;
 };
+static_assert(sizeof(TailState) % sizeof(ull) == 0, "init_kernel zeroes it in ull words");
 
 #ifdef __CUDACC__
 

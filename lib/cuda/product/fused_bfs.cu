@@ -55,12 +55,24 @@ struct FusedArgs {
 // Dynamic shared memory of the bodies' queues (one body at a time).
 std::size_t fused_queue_smem_bytes(const Capacities& caps) { return body_queue_smem_bytes<FusedTarget>(caps); }
 
+// The search's state in one launch: levels and parents -1 but the source's, the visited bitmap
+// holding the source alone, the first launch's level counters and the tail's state zeroed, the
+// source queued: one launch in the search's time where there were five memsets and a one-thread
+// kernel (docs/PERFORMANCE.md, 2026-11-26).
 __global__ void init_kernel(FusedArgs a, Index source) {
-  if (blockIdx.x != 0 || threadIdx.x != 0) return;
   const Vid s = Vid(source);
-  a.t.level[s] = 0;
-  if (a.t.parent) a.t.parent[s] = source;
-  a.t.visited[s >> 5] |= 1u << (s & 31);
+  const Index n = a.t.g.n, words = (n + 31) / 32;
+  for (Index i = global_thread(); i < n; i += grid_threads()) {
+    a.t.level[i] = i == source ? 0 : -1;
+    if (a.t.parent) a.t.parent[i] = i == source ? source : -1;
+    if (i < words) a.t.visited[i] = i == Index(s >> 5) ? 1u << (s & 31) : 0u;
+  }
+  if (global_thread() < Index(3 * sizeof(LevelSlot) / sizeof(ull)))
+    reinterpret_cast<ull*>(a.slots)[global_thread()] = 0;
+  if (a.tail)
+    for (Index i = global_thread(); i < Index(sizeof(TailState) / sizeof(ull)); i += grid_threads())
+      reinterpret_cast<ull*>(a.tail)[i] = 0;
+  if (global_thread() != 0) return;
   a.queues[0][0] = s;
   Control c{};
   c.frontier_size = 1;
@@ -355,16 +367,12 @@ TailStatus fused_search(const Graph& g, Index source, bool parents, const Produc
 
   Event start, stop;
   CUDA_CHECK(cudaEventRecord(start.e, stream()));
-  level.fill_bytes_with(0xff);
-  if (parents) parent.fill_bytes_with(0xff);
-  visited.fill_bytes_with(0);
-  if (tail) tail_state.fill_bytes_with(0);
-  init_kernel<<<1, 1, 0, stream()>>>(a, source);
+  init_kernel<<<grid_for(n), kBlock, 0, stream()>>>(a, source);
   CUDA_CHECK_LAUNCH();
   const std::size_t smem = launch.smem;  // opted in by fused_launch()
   int first_level = 1;
-  for (;;) {
-    slots.fill_bytes_with(0);
+  for (bool first_launch = true;; first_launch = false) {
+    if (!first_launch) slots.fill_bytes_with(0);  // the first launch's: init_kernel
     void* params[] = {&a};
     CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(fused_kernel), dim3(unsigned(blocks)),
                                            dim3(kThreads), params, smem, stream()));
