@@ -331,22 +331,22 @@ __device__ void pull_level(const Tgt& t, int lvl, const std::uint32_t* fin, Leve
                 WarpStageAppender<Tgt>::kStagedPayload ? smem + (block_warps + warp) * cap : nullptr},
       cap, 0u, k.tail};
   ull new_edges = 0, examined = 0;
-  for (Index w0 = global_thread() / 32; w0 < words; w0 += kPullChains * nwarps) {  // warp-uniform
+  // The kPullChains words w[] (>= words: none) with their candidates, one chain each.
+  auto pull_words = [&](const Index(&w)[kPullChains], const std::uint32_t(&cand)[kPullChains]) {
     Offset p[kPullChains], e[kPullChains];
     bool found[kPullChains], best[kPullChains];
-    Vid par[kPullChains];
+    Vid par[kPullChains];  // the find's in-neighbour; -1: a candidate with no in-edges at all
 #pragma unroll
     for (int c = 0; c < kPullChains; ++c) {
-      const Index w = w0 + c * nwarps;
-      const std::uint32_t cand = w < words ? t.pull_candidates(w) : 0u;
       p[c] = e[c] = 0;
       found[c] = best[c] = false;
       par[c] = 0;
-      if ((cand >> lane) & 1u) {
-        const Index v = w * 32 + lane;
+      if ((cand[c] >> lane) & 1u) {
+        const Index v = w[c] * 32 + lane;
         p[c] = t.g.in_ptr[v];
         e[c] = t.g.in_ptr[v + 1];
         examined += static_cast<ull>(e[c] - p[c]);
+        if (p[c] == e[c]) par[c] = -1;
       }
     }
     for (;;) {
@@ -380,15 +380,50 @@ __device__ void pull_level(const Tgt& t, int lvl, const std::uint32_t* fin, Leve
     }
 #pragma unroll
     for (int c = 0; c < kPullChains; ++c) {
-      const Index w = w0 + c * nwarps;
       const std::uint32_t m = __ballot_sync(kFullMask, found[c]);
-      if (lane == 0 && w < words) t.pull_commit(w, m);
-      const Vid v = Vid(w * 32 + lane);
+      const std::uint32_t unreachable = __ballot_sync(kFullMask, par[c] < 0);
+      if (lane == 0 && w[c] < words) t.pull_commit(w[c], m, unreachable);
+      const Vid v = Vid(w[c] * 32 + lane);
       if (found[c]) {  // (the exact degree: the finds of a word are consecutive, their reads coalesce)
         t.record(v, par[c], lvl);
         new_edges += static_cast<ull>(t.counted_degree(v));
       }
       app.append(found[c], v, t.pull_payload(par[c], best[c]));
+    }
+  };
+  const Index first = global_thread() / 32;  // a warp's words: first, first + nwarps, ...
+  if constexpr (Tgt::kLaneCandidates) {
+    // Lane l reads the candidates of word wj + l * nwarps (the warp's next 32 words), and the warp
+    // pulls only the words that have some: one round trip for 32 words' candidates, and a word with
+    // none (finished, or only vertices without in-edges left) costs no chain at all. kron:22:16's
+    // last two pulls 61 and 27 us -> 51 and 10 (docs/PERFORMANCE.md, 2026-11-26).
+    for (Index wj = first; wj < words; wj += 32 * nwarps) {  // warp-uniform
+      const Index wl = wj + lane * nwarps;
+      const std::uint32_t lane_cand = wl < words ? t.pull_candidates(wl) : 0u;
+      if (wl < words && lane_cand == 0) t.pull_commit(wl, 0u, 0u);
+      for (unsigned todo = __ballot_sync(kFullMask, lane_cand != 0); todo;) {
+        Index w[kPullChains];
+        std::uint32_t cand[kPullChains];
+#pragma unroll
+        for (int c = 0; c < kPullChains; ++c) {
+          const int b = __ffs(int(todo)) - 1;  // -1: no word left for this chain
+          w[c] = b >= 0 ? wj + b * nwarps : words;
+          cand[c] = b >= 0 ? __shfl_sync(kFullMask, lane_cand, b) : 0u;
+          todo &= todo - 1;
+        }
+        pull_words(w, cand);
+      }
+    }
+  } else {
+    for (Index w0 = first; w0 < words; w0 += kPullChains * nwarps) {  // warp-uniform
+      Index w[kPullChains];
+      std::uint32_t cand[kPullChains];
+#pragma unroll
+      for (int c = 0; c < kPullChains; ++c) {
+        w[c] = w0 + c * nwarps;
+        cand[c] = w[c] < words ? t.pull_candidates(w[c]) : 0u;
+      }
+      pull_words(w, cand);
     }
   }
   app.flush();

@@ -18,7 +18,8 @@
 //                               counted_degree(v), or by sample on wide pushes, see below)
 //   payload(u)                  what an appender carries to write() for an entry reached from u
 //   write(pos, v, payload)      the output's slot pos
-//   pull_candidates(w) / pull_hit(u, term) / pull_commit(w, found)   the pull's word of 32 outputs
+//   pull_candidates(w) / pull_hit(u, term) / pull_commit(w, found, unreachable)   the pull's word of
+//                               32 outputs (kLaneCandidates: a lane may ask for its own word)
 #include <climits>
 #include <cstddef>
 #include <cstdint>
