@@ -209,6 +209,22 @@ TEST_P(ProductKernel, HubsBesideShorterRows) {
   }
 }
 
+// Vertices without in-edges beside reachable ones in every word: a binary tree over the multiples
+// of 3, each 3i + 1 with one out-edge into the tree and no in-edges, each 3i + 2 isolated. A pull
+// retires the first two kinds (marks them visited, level -1) and later pulls skip them.
+TEST_P(ProductKernel, VerticesWithoutInEdges) {
+  const Index n = 30000, tree = n / 3;
+  std::vector<Index> rows, cols;
+  for (Index i = 0; i < tree; ++i) {
+    for (Index child : {2 * i + 1, 2 * i + 2})
+      if (child < tree) rows.push_back(3 * i), cols.push_back(3 * child);
+    rows.push_back(3 * i + 1), cols.push_back(3 * (i / 2));
+  }
+  const auto A = gbcuda::Matrix<bool>::from_coo(n, n, rows, cols);
+  check(A, 0, "tree beside vertices without in-edges", false);
+  check(A, 0, "tree beside vertices without in-edges", true);
+}
+
 TEST_P(ProductKernel, DirectedPath) {
   // 1e5 levels in the fused loop. A forced pull walks every vertex per level, and the algebra
   // loop pays a read-back per level: a shorter path there.
