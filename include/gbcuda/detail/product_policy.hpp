@@ -27,10 +27,12 @@ struct ProductPolicy {
   double alpha = 15.0;                         // go pull when frontier_edges > unexplored_edges / alpha (while growing)
   double beta = 18.0;                          // go back to push when frontier_size < n / beta (while shrinking)
   Index single_block_max = 1024;               // frontier <= this: one block ...
-  Index single_block_max_edges = 32768;        // ... while its out-edges fit one block's work too (one
-                                               // block expanding a 163k-edge Kronecker hub took 0.37 ms
-                                               // on the H100, 2026-11-22; a 4k-vertex grid frontier,
-                                               // 16k edges, 11 us)
+  Index single_block_max_edges = 2048;         // ... while its out-edges fit one block's work too: a
+                                               // level of 512 random-graph vertices (4,096 edges) took
+                                               // 17 us in one block and 8 us on block queues over every
+                                               // SM (randout:1e6:8, H100, docs/PERFORMANCE.md 2026-11-26);
+                                               // 2,048 keeps a 512-wide mesh level (4 edges a vertex)
+                                               // in one block, as calibrated (single_block_max)
   Index block_queue_max = 1024;                // frontier <= this: block queues; above: warp queues
 };
 
