@@ -51,8 +51,9 @@ struct BfsOptions {
   // Fused loop, kernel Auto, direction not forced to pull: once 64 levels in a row were at most
   // 4,096 vertices wide (a mesh, a road network, a long path), the rest of the search runs without
   // level barriers (label-correcting: a level only falls, and each fall is expanded again; with
-  // compute_parents, one pass afterwards names a parent one level up for each vertex it reached). A frontier that then grows wide (a queued backlog above 65,536)
-  // abandons it and the search is run again level-synchronously, both in `seconds`.
+  // compute_parents, one pass afterwards names for each vertex it reached a parent one level up).
+  // A frontier that then grows wide (a queued backlog above 65,536) abandons it and the search is
+  // run again level-synchronously, both in `seconds`.
   bool barrier_free_tail = true;
   // The policy's direction thresholds (product_policy.hpp): pull once the frontier's out-edges
   // exceed the unexplored edges / alpha while it grows; push again once it has shrunk below

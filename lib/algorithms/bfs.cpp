@@ -190,8 +190,8 @@ BfsResult bfs(const Matrix<T>& A, Index source, const BfsOptions& options) {
     }
     const detail::ProductPolicy policy = detail::policy_for_call(pr::calibrated_product_policy(), options.direction,
                                                                  options.kernel, options.alpha, options.beta);
-    const bool tail = options.barrier_free_tail && options.kernel == BfsKernel::Auto &&
-                      options.direction != Direction::Pull;
+    const bool tail =
+        options.barrier_free_tail && options.kernel == BfsKernel::Auto && options.direction != Direction::Pull;
     pr::fused_bfs(g, source, options.compute_parents, policy, pr::Capacities{}, options.collect_stats, tail, r);
   }
 #endif

@@ -84,8 +84,8 @@ bool persistent_kernels_available();
 // collect_stats: one entry per level with the kernel that ran, device-clock times), r.seconds
 // (CUDA events, the graph resident), r.vertices_reached. Needs g.n == g.n_in (a square matrix).
 // barrier_free_tail: after 64 narrow levels in a row the rest runs without level barriers
-// (barrier_free.cuh; with parents, barrier_free_parents_kernel names the tail's afterwards); a tail abandoned as too wide is searched again without
-// it, both searches in r.seconds.
+// (barrier_free.cuh; with parents, barrier_free_parents_kernel names the tail's afterwards); a
+// tail abandoned as too wide is searched again without it, both searches in r.seconds.
 void fused_bfs(const Graph& g, Index source, bool parents, const ProductPolicy& policy, const Capacities& caps,
                bool collect_stats, bool barrier_free_tail, BfsResult& r);
 
