@@ -299,7 +299,7 @@ namespace {
 // One search; returns the tail's status (kTailNotRun without one). An abandoned tail leaves r's
 // levels unfilled: the caller searches again once this search's device arrays are freed.
 TailStatus fused_search(const Graph& g, Index source, bool parents, const ProductPolicy& policy, const Capacities& caps,
-                        bool collect_stats, bool barrier_free_tail, BfsResult& r) {
+                        bool collect_stats, bool tail, BfsResult& r) {
   const Index n = g.n;
   if (n <= 0) throw Error(Status::InvalidValue, "BFS on an empty graph (0 vertices)");
   if (g.n_in != n) throw Error(Status::InvalidValue, "the fused BFS needs a square matrix");
@@ -338,7 +338,6 @@ TailStatus fused_search(const Graph& g, Index source, bool parents, const Produc
   Array<Control> ctl(1, Backend::Cuda);
   Array<LevelSlot> slots(3, Backend::Cuda);
   Array<LevelRecord> records(collect_stats ? kRecordCapacity : 0, Backend::Cuda);
-  const bool tail = barrier_free_tail;
   Array<TailState> tail_state(tail ? 1 : 0, Backend::Cuda);
 
   FusedArgs a;
