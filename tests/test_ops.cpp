@@ -501,6 +501,46 @@ TEST_P(OpsTest, AssignScalarDouble) { assign_suite<double>(b(), 2.5); }
 TEST_P(OpsTest, AssignScalarInt64) { assign_suite<std::int64_t>(b(), -3); }
 TEST_P(OpsTest, AssignScalarBool) { assign_suite<bool>(b(), true); }
 
+// ---- an empty mask is still a mask ----------------------------------------------------------------
+// A sparse mask whose index array was never allocated (a fresh vector, or one a product left
+// empty) selects nothing; complemented, it selects everything. LAGraph's parent BFS assigns
+// through the frontier right after a vxm that may have found nothing.
+TEST_P(OpsTest, EmptyStructuralMaskSelectsNothing) {
+  const Index n = 40;
+  Rng rng(5);
+  Tuples<double> w0 = random_tuples<double>(rng, n, 0.5);
+  for (bool from_product : {false, true}) {
+    Vector<double> q(n, b());  // never written: no index array
+    if (from_product) {        // an empty frontier produced by a product
+      auto A = gb_matrix(random_matrix<double>(rng, n, n, 3.0));
+      Vector<double> none(n, b());
+      gbcuda::vxm(q, gbcuda::no_mask, gbcuda::no_accum, gbcuda::PlusTimes<double>{}, none, A);
+    }
+    ASSERT_EQ(q.nvals(), 0);
+    const std::string where = from_product ? " (mask from a product)" : " (fresh mask)";
+    for (const Descriptor& d : {gbcuda::desc::S, gbcuda::desc::RS, Descriptor{}, gbcuda::desc::R}) {
+      const std::string ds = std::string(d.replace ? "replace " : "") + (d.mask_structural ? "structural" : "value");
+      Vector<double> w = gb_vector(w0, b());
+      gbcuda::assign(w, q, gbcuda::no_accum, 3.0, d);
+      EXPECT_TRUE(same_vector(tuples_of(w), d.replace ? Tuples<double>{n, {}, {}} : w0, Check::Exact))
+          << "scalar assign " << ds << where;
+      Vector<double> pi = gb_vector(w0, b());
+      gbcuda::assign(pi, q, gbcuda::no_accum, q, d);
+      EXPECT_TRUE(same_vector(tuples_of(pi), d.replace ? Tuples<double>{n, {}, {}} : w0, Check::Exact))
+          << "assign w<q> = q " << ds << where;
+      Vector<double> a = gb_vector(w0, b());
+      gbcuda::apply(a, q, gbcuda::no_accum, gbcuda::AdditiveInverse<double>{}, gb_vector(w0, b()), d);
+      EXPECT_TRUE(same_vector(tuples_of(a), d.replace ? Tuples<double>{n, {}, {}} : w0, Check::Exact))
+          << "apply " << ds << where;
+    }
+    // Complemented, the empty mask allows every position.
+    Vector<double> w = gb_vector(w0, b());
+    gbcuda::assign(w, q, gbcuda::no_accum, 3.0, gbcuda::desc::SC);
+    EXPECT_EQ(w.nvals(), n) << "complemented empty mask" << where;
+    EXPECT_EQ(w.to_dense_vector(0.0), std::vector<double>(std::size_t(n), 3.0)) << where;
+  }
+}
+
 // ---- apply ------------------------------------------------------------------------------------
 // grb(w, mask, accum, u, desc) runs GraphBLAS's counterpart of op.
 // accums: which accumulators run (0 none, 1 Plus, 2 Min); an operator whose results reach the

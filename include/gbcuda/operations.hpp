@@ -93,10 +93,15 @@ PreparedMask prepare_mask(const MaskArg& mask, const Descriptor& d, Backend b, I
       return pm;
     }
     if (d.mask_structural && ms.form == VectorForm::Sparse && !d.mask_complement) {
-      pm.view.list = ms.indices.data();
-      pm.view.list_size = ms.nvals;
-      pm.view.list_size_dev = device_nvals(ms);
-      pm.view.list_capacity = Index(ms.indices.size());
+      // A sparse vector whose index array was never allocated has no entries: an empty list,
+      // which allows nothing (an empty mask is still a mask).
+      pm.view.listed = true;
+      if (!ms.indices.empty()) {
+        pm.view.list = ms.indices.data();
+        pm.view.list_size = ms.nvals;
+        pm.view.list_size_dev = device_nvals(ms);
+        pm.view.list_capacity = Index(ms.indices.size());
+      }
       if (list_ok) return pm;  // list only
     }
     pm.scratch = Array<std::uint8_t>(n, b);
@@ -138,7 +143,7 @@ void merge_into(Vector<T>& w, MaskView m, const Accum& accum, VectorStore<T>& t,
   Array<Vid> list_copy;
   Array<Index> count_copy;
   const auto& ws = w.store();
-  if (m.list != nullptr && m.list == ws.indices.data()) {
+  if (m.listed && m.list != nullptr && m.list == ws.indices.data()) {
     list_copy = ws.indices.clone();
     m.list = list_copy.data();
     if (m.list_size_dev) {

@@ -398,7 +398,7 @@ void merge_scalar(VectorStore<T>& w, const MaskView& m, const Accum& /*accum*/, 
     w = std::move(d);
     return;
   }
-  if (m.list != nullptr && !replace && w.form == VectorForm::Sparse && m.list == w.indices.data()) {
+  if (m.listed && m.list != nullptr && !replace && w.form == VectorForm::Sparse && m.list == w.indices.data()) {
     // w is its own mask (assign(w, w, ..., s, S)): exactly w's entries change, in place. (The
     // list lives in w's arrays: converting w first would free it under the kernel.)
     if (w.indices.empty()) return;
@@ -409,7 +409,7 @@ void merge_scalar(VectorStore<T>& w, const MaskView& m, const Accum& /*accum*/, 
     CUDA_CHECK_LAUNCH();
     return;
   }
-  if (m.list != nullptr && !replace) {
+  if (m.listed && !replace) {
     cuda::convert_form(w, VectorForm::Bitmap);
     if (m.list_capacity == 0) return;
     Index* count = count_for_update(w);

@@ -231,7 +231,7 @@ void gather(VectorStore<typename S::value_type>& t, const MaskView& m, const S& 
     return found;
   };
 
-  if (m.list != nullptr) {
+  if (m.listed) {
     // Only the listed rows may be written: compute those, then keep the ones with a value.
     const Index L = m.list_size;
     Array<std::uint8_t> hit = util::host_array<std::uint8_t>(L);
@@ -436,7 +436,7 @@ void merge(VectorStore<T>& w, const MaskView& m, const Accum& accum, VectorStore
 
   if (t.form == VectorForm::Sparse) {
     Index removed = 0, added = 0;
-    if (deletes && !replace && m.list != nullptr) {
+    if (deletes && !replace && m.listed) {
       // Without replace only allowed positions lose their entry, and the list names them all.
       for (Index p = 0; p < m.list_size; ++p) {
         const Index i = m.list[p];
@@ -507,7 +507,7 @@ void merge_scalar(VectorStore<T>& w, const MaskView& m, const Accum& accum, T s,
     }
   };
 
-  if (m.list != nullptr) {
+  if (m.listed) {
     // Sparse structural mask: touch only the listed positions (and, under replace, drop the rest).
     const Index L = m.list_size;
     if (w.form == VectorForm::Sparse) {
@@ -633,7 +633,7 @@ void apply(VectorStore<typename Op::result_type>& t, const MaskView& m, const Op
     t.jumbled = !util::strictly_sorted(t.indices.data(), t.nvals);
     return;
   }
-  if (m.list != nullptr) {
+  if (m.listed) {
     // A sparse structural mask lists every position that may be written: visit only those.
     util::compact(
         m.list_size, [&](Index p) { return u.present(m.list[p]) && keep(u.value(m.list[p]), Index(m.list[p])); },

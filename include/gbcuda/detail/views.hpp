@@ -39,21 +39,23 @@ struct VecView {
 };
 
 // Mask after the descriptor is applied: allows(i) says whether w(i) may be written.
-// No mask at all: bitmap == nullptr and complement == false (everything allowed).
+// No mask at all: bitmap == nullptr, complement == false and listed == false (everything allowed).
 // A complemented empty mask allows nothing (GrB_COMP with no mask).
 struct MaskView {
   const std::uint8_t* bitmap = nullptr;  // n bytes, nonzero = mask entry true
   bool complement = false;
-  // Where the mask was a sparse structural vector and not complemented: its entries, which are
-  // all the allowed positions (lets assign touch only them). nullptr otherwise. A view may hold
-  // the list alone (bitmap == nullptr, list != nullptr: "list_only") when the operation was
-  // prepared for a primitive that walks the list and never calls allows().
+  // Where the mask was a sparse structural vector and not complemented: `listed`, and its entries
+  // are all the allowed positions (lets assign touch only them). A mask with no entries is listed
+  // too, with an empty list (`list` may then be nullptr): it allows nothing, which is not the same
+  // as no mask. A view may hold the list alone (bitmap == nullptr: "list_only") when the operation
+  // was prepared for a primitive that walks the list and never calls allows().
+  bool listed = false;
   const Vid* list = nullptr;
   Index list_size = 0;                   // exact unless list_size_dev is set
   const Index* list_size_dev = nullptr;  // CUDA: the list's length in device memory
   Index list_capacity = 0;               // length of the list's array (>= its size)
-  bool present() const { return bitmap != nullptr || complement || list != nullptr; }
-  bool list_only() const { return bitmap == nullptr && list != nullptr; }
+  bool present() const { return bitmap != nullptr || complement || listed; }
+  bool list_only() const { return bitmap == nullptr && listed; }
   GBCUDA_HD Index list_count() const { return list_size_dev ? *list_size_dev : list_size; }
   GBCUDA_HD bool allows(Index i) const { return bitmap ? ((bitmap[i] != 0) != complement) : !complement; }
 };
