@@ -27,7 +27,7 @@ struct DeviceMemoryInfo {
 DeviceMemoryInfo device_memory_info();
 
 // How often the library made the host wait for the GPU since the process started. Operations on
-// the CUDA backend are enqueued on the library's stream and return without waiting; the host
+// the CUDA backend are enqueued on the calling thread's stream and return without waiting; the host
 // waits only when the caller asks for something on the host: a count (Vector::nvals), an element,
 // a scalar reduce, a copy to host memory, a BFS result. Take the difference of two readings to
 // see what a piece of code costs (the tests do: one BFS level of vxm + assign makes no wait).
@@ -44,8 +44,9 @@ HostWaits host_waits();
 // operator over the value types runs on the GPU; take the difference of two readings to check.
 std::uint64_t host_fallbacks();
 
-// The CUDA stream (a cudaStream_t) every gbcuda operation is enqueued on, so that a program can
-// order its own CUDA work with the library's. nullptr in a build without CUDA.
+// The CUDA stream (a cudaStream_t) the calling thread's gbcuda operations are enqueued on: one
+// per host thread, made on the thread's first use, so that a program can order its own CUDA work
+// with the library's. nullptr in a build without CUDA.
 void* cuda_stream();
 
 // The product policy (gbcuda/detail/product_policy.hpp: the direction thresholds alpha and

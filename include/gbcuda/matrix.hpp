@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "gbcuda/detail/array.hpp"
@@ -51,17 +52,32 @@ template <class T>
 Csr<T> transpose_csr(const Csr<T>& a);
 }  // namespace detail
 
+// Moving a Matrix leaves the source a valid 0 x 0 matrix. A Matrix may be read by many threads
+// at once, its lazily built caches included; see README's "Threads".
 template <class T>
 class Matrix {
+  static_assert(detail::is_value_type_v<T>, "gbcuda::Matrix<T>: T must be one of " GBCUDA_VALUE_TYPE_NAMES);
+
  public:
   using value_type = T;
 
   Matrix();  // 0 x 0
 
-  // From coordinates (0-based). `values` empty means a pattern matrix (every value T(1), stored
-  // once). Duplicates are combined by `dup` (Sum adds; for bool, logical or). Indices are checked.
+  // From coordinates (0-based), in any integer type (std::vector<int>, std::vector<uint64_t>,
+  // spans, ...). `values` empty means a pattern matrix (every value T(1), stored once).
+  // Duplicates are combined by `dup` (Sum adds; for bool, logical or). Indices are checked:
+  // outside the matrix is Error(InvalidIndex).
   static Matrix from_coo(Index nrows, Index ncols, std::span<const Index> rows, std::span<const Index> cols,
                          std::span<const T> values = {}, DuplicatePolicy dup = DuplicatePolicy::Sum);
+  template <IndexRange R, IndexRange C>
+  requires(!std::is_convertible_v<const R&, std::span<const Index>> ||
+           !std::is_convertible_v<const C&, std::span<const Index>>) static Matrix
+      from_coo(Index nrows, Index ncols, const R& rows, const C& cols, std::span<const T> values = {},
+               DuplicatePolicy dup = DuplicatePolicy::Sum) {
+    const std::vector<Index> r = detail::to_indices(rows, "from_coo: row index");
+    const std::vector<Index> c = detail::to_indices(cols, "from_coo: column index");
+    return from_coo(nrows, ncols, std::span<const Index>(r), std::span<const Index>(c), values, dup);
+  }
   // From CSR arrays. Rows need not be sorted; duplicates within a row are combined by `dup`.
   static Matrix from_csr(Index nrows, Index ncols, std::vector<Offset> row_ptr, std::vector<Vid> col_idx,
                          std::vector<T> values = {}, DuplicatePolicy dup = DuplicatePolicy::Sum);
@@ -70,12 +86,21 @@ class Matrix {
   // structure is symmetric says so, which spares computing it (a transpose) later.
   static Matrix from_valid_csr(Csr<T>&& csr, std::optional<bool> symmetric_structure = std::nullopt);
 
+  Matrix(const Matrix&) = default;  // shares the storage (a Matrix is immutable)
+  Matrix& operator=(const Matrix&) = default;
+  Matrix(Matrix&& o) noexcept : s_(std::exchange(o.s_, empty_store())) {}
+  Matrix& operator=(Matrix&& o) noexcept {
+    if (this != &o) s_ = std::exchange(o.s_, empty_store());
+    return *this;
+  }
+
   Index nrows() const;
   Index ncols() const;
   Index nvals() const;
   bool is_iso() const;
 
-  // The CSR in `where`'s memory (copied there once, then cached).
+  // The CSR in `where`'s memory (copied there once, then cached). On the GPU the calling
+  // thread's stream is ordered after the copy (and after whatever built it on another thread).
   const Csr<T>& csr(Backend where = Backend::Host) const;
   // A' as a Matrix (cached; computed in the backend where A already lives).
   const Matrix& transpose() const;
@@ -92,10 +117,14 @@ class Matrix {
 
   // Bytes this matrix occupies in device memory now (CSR + cached transpose copies).
   std::size_t device_bytes() const;
-  // Drop cached copies in `where` (e.g. free the GPU copy).
+  // Drop cached copies in `where` (e.g. free the GPU copy). Not while another thread uses the
+  // matrix: references csr() returned before become invalid.
   void release(Backend where) const;
 
  private:
+  explicit Matrix(std::shared_ptr<detail::MatrixStore<T>> s) : s_(std::move(s)) {}
+  // The store of every moved-from matrix: 0 x 0, shared (nothing changes a 0 x 0 matrix).
+  static const std::shared_ptr<detail::MatrixStore<T>>& empty_store() noexcept;
   std::shared_ptr<detail::MatrixStore<T>> s_;
 };
 

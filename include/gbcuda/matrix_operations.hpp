@@ -16,6 +16,7 @@
 //
 // Triangle counting (examples/tc) is the use: L = select(tril, A, -1); C<L> = L * L' over
 // PLUS_PAIR; the count is reduce(plus, C).
+#include <new>
 #include <type_traits>
 #include <vector>
 
@@ -91,7 +92,7 @@ bool host_dot(const S& s, const Csr<TA>& a, Index i, const Csr<TB>& bt, Index j,
 
 template <class T, class Op, class Accum>
 void select(Matrix<T>& C, const NoMask&, const Accum&, const Op& op, const Matrix<T>& A, double thunk,
-            Backend where = Backend::Host) {
+            Backend where = Backend::Host) try {
   static_assert(std::is_same_v<Accum, NoAccum>, "select into a matrix takes no accumulator");
 #if GBCUDA_HAVE_CUDA
   if (where == Backend::Cuda) {
@@ -106,6 +107,8 @@ void select(Matrix<T>& C, const NoMask&, const Accum&, const Op& op, const Matri
   };
   auto value = [&](Index, Offset p) { return a.is_iso() ? a.iso_value : a.values[p]; };
   C = Matrix<T>::from_valid_csr(detail::host_compact<T>(a, keep, value));
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("select");
 }
 
 // C<M, structural> = A * B (desc.transpose_b: A * B'), by one dot product per entry of M; C has
@@ -113,7 +116,7 @@ void select(Matrix<T>& C, const NoMask&, const Accum&, const Op& op, const Matri
 // built-in ones (cuda_supports_semiring), user-defined ones on host copies.
 template <class TC, class TM, class Accum, class S, class TA, class TB>
 void mxm(Matrix<TC>& C, const Matrix<TM>& M, const Accum&, const S& s, const Matrix<TA>& A, const Matrix<TB>& B,
-         const Descriptor& d = {}, Backend where = Backend::Host) {
+         const Descriptor& d = {}, Backend where = Backend::Host) try {
   static_assert(std::is_same_v<Accum, NoAccum>, "mxm into a matrix takes no accumulator");
   static_assert(std::is_same_v<TC, typename S::value_type>, "C must have the semiring's value type");
   if (!d.mask_structural || d.mask_complement)
@@ -154,6 +157,8 @@ void mxm(Matrix<TC>& C, const Matrix<TM>& M, const Accum&, const S& s, const Mat
   C = Matrix<TC>::from_valid_csr(detail::host_compact<TC>(
       m, [&](Index, Offset p) { return has[std::size_t(p)] != 0; },
       [&](Index, Offset p) { return vals[std::size_t(p)]; }));
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("mxm");
 }
 
 // C = op(A) (GrB_Matrix_apply): A's structure, each value mapped by a unary operator or a bound
@@ -161,7 +166,7 @@ void mxm(Matrix<TC>& C, const Matrix<TM>& M, const Accum&, const S& s, const Mat
 // operators over A's type (cuda_supports_unary_op), else on host copies.
 template <class TC, class Accum, class Op, class TA>
 void apply(Matrix<TC>& C, const NoMask&, const Accum&, const Op& op, const Matrix<TA>& A,
-           Backend where = Backend::Host) {
+           Backend where = Backend::Host) try {
   static_assert(std::is_same_v<Accum, NoAccum>, "apply into a matrix takes no accumulator");
   static_assert(std::is_same_v<TC, typename Op::result_type>, "C must have the operator's result type");
   Backend b = where;
@@ -196,8 +201,11 @@ void apply(Matrix<TC>& C, const NoMask&, const Accum&, const Op& op, const Matri
     c.values = std::move(t.values);
   }
 #endif
-  C = Matrix<TC>::from_valid_csr(std::move(c));
-  if (where != b) C.csr(where);  // ran on host copies: the result is wanted in `where`
+  Matrix<TC> result = Matrix<TC>::from_valid_csr(std::move(c));
+  if (where != b) result.csr(where);  // ran on host copies: the result is wanted in `where`
+  C = std::move(result);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("apply");
 }
 
 // w<mask> = accum(w, the monoid's sum of each row of A) (GrB_Matrix_reduce_Monoid to a vector;
@@ -205,17 +213,19 @@ void apply(Matrix<TC>& C, const NoMask&, const Accum&, const Op& op, const Matri
 // w = A * 1 over the semiring (monoid, FIRST), so the product's load-balanced kernels do the work.
 template <class TW, class MaskArg, class Accum, class Monoid, class TA>
 void reduce(Vector<TW>& w, const MaskArg& mask, const Accum& accum, const Monoid& mon, const Matrix<TA>& A,
-            const Descriptor& d = {}) {
+            const Descriptor& d = {}) try {
   using Z = typename Monoid::value_type;
   const Index in_n = d.transpose_a ? A.nrows() : A.ncols();
   const Vector<bool> ones = Vector<bool>::full(in_n, true, w.backend());  // FIRST never reads it
   mxv(w, mask, accum, Semiring<Monoid, First<Z>>{mon, {}}, A, ones, d);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("reduce");
 }
 
 // A's entries as coordinate lists in host memory, row by row, columns ascending in each row
 // (GrB_Matrix_extractTuples). The vector version is Vector::extract_tuples.
 template <class T>
-void extract_tuples(const Matrix<T>& A, std::vector<Index>& rows, std::vector<Index>& cols, std::vector<T>& vals) {
+void extract_tuples(const Matrix<T>& A, std::vector<Index>& rows, std::vector<Index>& cols, std::vector<T>& vals) try {
   const Csr<T>& a = A.csr(Backend::Host);
   const auto nnz = static_cast<std::size_t>(a.nvals());
   rows.resize(nnz);
@@ -227,15 +237,19 @@ void extract_tuples(const Matrix<T>& A, std::vector<Index>& rows, std::vector<In
       cols[std::size_t(p)] = a.col_idx[p];
       vals[std::size_t(p)] = a.is_iso() ? a.iso_value : a.values[p];
     }
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("extract_tuples");
 }
 template <class T>
-void extract_tuples(const Vector<T>& u, std::vector<Index>& idx, std::vector<T>& vals) {
+void extract_tuples(const Vector<T>& u, std::vector<Index>& idx, std::vector<T>& vals) try {
   u.extract_tuples(idx, vals);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("extract_tuples");
 }
 
 // The monoid's sum of A's stored values (its identity when A has none).
 template <class Monoid, class T>
-typename Monoid::value_type reduce(const Monoid& mon, const Matrix<T>& A, Backend where = Backend::Host) {
+typename Monoid::value_type reduce(const Monoid& mon, const Matrix<T>& A, Backend where = Backend::Host) try {
   using Z = typename Monoid::value_type;
   const Csr<T>& a = A.csr(where);
   if (a.is_iso()) {  // every value the same: fold it nnz times (a short loop by doubling)
@@ -254,6 +268,8 @@ typename Monoid::value_type reduce(const Monoid& mon, const Matrix<T>& A, Backen
   if constexpr (detail::cuda_supports_monoid<Monoid, T>()) return detail::cuda::reduce(mon, v);
 #endif
   return reduce(mon, A, Backend::Host);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("reduce");
 }
 
 }  // namespace gbcuda

@@ -15,13 +15,14 @@
 // Everything runs in w's backend; inputs living elsewhere are copied there first. Operators the
 // CUDA backend does not instantiate (user-defined ones) run on host copies, transparently; those
 // made with make_device_* (semiring.hpp, nvcc callers) run in the caller's own kernels instead.
-// On the CUDA backend an operation is enqueued on the library's stream and returns without
+// On the CUDA backend an operation is enqueued on the calling thread's stream and returns without
 // waiting for the GPU; counts stay in device memory until the caller asks (Vector::nvals).
 // Types: a product's A, u and w may be of any value types: A's and u's values are cast to the
 // semiring's type as they are read, the result to w's (GraphBLAS typecasting, cast_to), on both
 // backends. Element-wise operations on CUDA expect one type (other combinations run on the host).
 #include <algorithm>
 #include <memory>
+#include <new>
 #include <optional>
 #include <span>
 #include <string>
@@ -403,18 +404,22 @@ void product_op(Vector<TW>& w, const MaskArg& mask, const Accum& accum, const S&
 
 template <class TW, class MaskArg, class Accum, class S, class TA, class TU>
 void mxv(Vector<TW>& w, const MaskArg& mask, const Accum& accum, const S& s, const Matrix<TA>& A, const Vector<TU>& u,
-         const Descriptor& d = {}) {
+         const Descriptor& d = {}) try {
   detail::product_op(w, mask, accum, s, A, u, d, false);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("mxv");
 }
 
 template <class TW, class MaskArg, class Accum, class S, class TU, class TA>
 void vxm(Vector<TW>& w, const MaskArg& mask, const Accum& accum, const S& s, const Vector<TU>& u, const Matrix<TA>& A,
-         const Descriptor& d = {}) {
+         const Descriptor& d = {}) try {
   detail::product_op(w, mask, accum, s, A, u, d, true);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("vxm");
 }
 
 template <class T, class MaskArg, class Accum>
-void assign(Vector<T>& w, const MaskArg& mask, const Accum& accum, T scalar, const Descriptor& d = {}) {
+void assign(Vector<T>& w, const MaskArg& mask, const Accum& accum, T scalar, const Descriptor& d = {}) try {
   const Backend b = w.backend();
   if constexpr (!(GBCUDA_HAVE_CUDA && detail::cuda_supports_accum<Accum, T>())) {
     if (b == Backend::Cuda) {
@@ -432,13 +437,15 @@ void assign(Vector<T>& w, const MaskArg& mask, const Accum& accum, T scalar, con
     detail::cuda::merge_scalar(w.store(), pm.view, accum, scalar, d.replace);
 #endif
   w.conform();
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("assign");
 }
 
 // w<mask> = accum(w, u) at every index (GrB_Vector_assign with GrB_ALL). `assign(pi, q, no_accum,
 // q, desc::S)` is how a BFS records parents: with the mask being u itself (structural, not
 // complemented) only u's entries are touched, whatever the vector's length.
 template <class T, class MaskArg, class Accum>
-void assign(Vector<T>& w, const MaskArg& mask, const Accum& accum, const Vector<T>& u, const Descriptor& d = {}) {
+void assign(Vector<T>& w, const MaskArg& mask, const Accum& accum, const Vector<T>& u, const Descriptor& d = {}) try {
   if (u.size() != w.size()) detail::throw_dimension_mismatch("assign", w.size(), u.size());
   const Backend b = w.backend();
   if constexpr (!(GBCUDA_HAVE_CUDA && detail::cuda_supports_accum<Accum, T>())) {
@@ -465,6 +472,8 @@ void assign(Vector<T>& w, const MaskArg& mask, const Accum& accum, const Vector<
   else detail::cuda::apply(t, pm.view, detail::cuda::element_op<Identity<T>, T>({}), detail::view(ub.store()));
 #endif
   detail::merge_into(w, pm.view, accum, t, d.replace);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("assign");
 }
 
 namespace detail {
@@ -490,7 +499,7 @@ inline void check_assign_indices(std::span<const Index> idx, Index n) {
 // Indices must be below w.size() and distinct (Error InvalidIndex otherwise). Costs O(w.size()).
 template <class T, class MaskArg, class Accum>
 void assign(Vector<T>& w, const MaskArg& mask, const Accum& accum, const Vector<T>& u, std::span<const Index> indices,
-            const Descriptor& d = {}) {
+            const Descriptor& d = {}) try {
   const Index count = Index(indices.size());
   if (u.size() != count) detail::throw_dimension_mismatch("assign (u against the index list)", count, u.size());
   detail::check_assign_indices(indices, w.size());
@@ -527,17 +536,42 @@ void assign(Vector<T>& w, const MaskArg& mask, const Accum& accum, const Vector<
     t = std::move(allowed);
   }
   detail::merge_into(w, pm.view, no_accum, t, d.replace);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("assign");
+}
+// The same with the indices in any integer type (std::vector<int>, GraphBLAS's GrB_Index, ...).
+template <class T, class MaskArg, class Accum, IndexRange R>
+requires(!std::is_convertible_v<const R&, std::span<const Index>>) void assign(Vector<T>& w, const MaskArg& mask,
+                                                                               const Accum& accum, const Vector<T>& u,
+                                                                               const R& indices,
+                                                                               const Descriptor& d = {}) try {
+  const std::vector<Index> idx = detail::to_indices(indices, "assign: index");
+  assign(w, mask, accum, u, std::span<const Index>(idx), d);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("assign");
 }
 // w<mask>(indices) = accum(w(indices), scalar): the listed positions take the scalar.
 template <class T, class MaskArg, class Accum>
 void assign(Vector<T>& w, const MaskArg& mask, const Accum& accum, T scalar, std::span<const Index> indices,
-            const Descriptor& d = {}) {
+            const Descriptor& d = {}) try {
   assign(w, mask, accum, Vector<T>::full(Index(indices.size()), scalar, w.backend()), indices, d);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("assign");
+}
+template <class T, class MaskArg, class Accum, IndexRange R>
+requires(!std::is_convertible_v<const R&, std::span<const Index>>) void assign(Vector<T>& w, const MaskArg& mask,
+                                                                               const Accum& accum, T scalar,
+                                                                               const R& indices,
+                                                                               const Descriptor& d = {}) try {
+  const std::vector<Index> idx = detail::to_indices(indices, "assign: index");
+  assign(w, mask, accum, scalar, std::span<const Index>(idx), d);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("assign");
 }
 
 template <class TW, class MaskArg, class Accum, class Op, class TU>
 void apply(Vector<TW>& w, const MaskArg& mask, const Accum& accum, const Op& op, const Vector<TU>& u,
-           const Descriptor& d = {}) {
+           const Descriptor& d = {}) try {
   static_assert(std::is_same_v<TW, typename Op::result_type>, "w must have the operator's result type");
   if (w.size() != u.size()) detail::throw_dimension_mismatch("apply", w.size(), u.size());
   const Backend b = w.backend();
@@ -569,6 +603,8 @@ void apply(Vector<TW>& w, const MaskArg& mask, const Accum& accum, const Op& op,
   }
 #endif
   detail::merge_into(w, pm.view, accum, t, d.replace);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("apply");
 }
 
 // w<mask> = accum(w, the entries of u where op holds) (GrB_Vector_select with a GrB_IndexUnaryOp):
@@ -576,7 +612,7 @@ void apply(Vector<TW>& w, const MaskArg& mask, const Accum& accum, const Op& op,
 // a vector being one column.
 template <class T, class MaskArg, class Accum, SelectKind K>
 void select(Vector<T>& w, const MaskArg& mask, const Accum& accum, const SelectOp<K>& op, const Vector<T>& u,
-            double thunk, const Descriptor& d = {}) {
+            double thunk, const Descriptor& d = {}) try {
   if (w.size() != u.size()) detail::throw_dimension_mismatch("select", w.size(), u.size());
   const Backend b = w.backend();
   if constexpr (!(GBCUDA_HAVE_CUDA && detail::cuda_supports_accum<Accum, T>())) {
@@ -599,6 +635,8 @@ void select(Vector<T>& w, const MaskArg& mask, const Accum& accum, const SelectO
   else detail::cuda::apply(t, pm.view, detail::cuda::select_op<T>(K, thunk), detail::view(ub.store()));
 #endif
   detail::merge_into(w, pm.view, accum, t, d.replace);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("select");
 }
 
 namespace detail {
@@ -646,17 +684,21 @@ void ewise_op(Vector<TW>& w, const MaskArg& mask, const Accum& accum, const Op& 
 
 template <class TW, class MaskArg, class Accum, class Op, class TU, class TV>
 void ewise_add(Vector<TW>& w, const MaskArg& mask, const Accum& accum, const Op& op, const Vector<TU>& u,
-               const Vector<TV>& v, const Descriptor& d = {}) {
+               const Vector<TV>& v, const Descriptor& d = {}) try {
   detail::ewise_op(w, mask, accum, op, u, v, d, true);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("ewise_add");
 }
 template <class TW, class MaskArg, class Accum, class Op, class TU, class TV>
 void ewise_mult(Vector<TW>& w, const MaskArg& mask, const Accum& accum, const Op& op, const Vector<TU>& u,
-                const Vector<TV>& v, const Descriptor& d = {}) {
+                const Vector<TV>& v, const Descriptor& d = {}) try {
   detail::ewise_op(w, mask, accum, op, u, v, d, false);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("ewise_mult");
 }
 
 template <class Monoid, class T>
-typename Monoid::value_type reduce(const Monoid& mon, const Vector<T>& u) {
+typename Monoid::value_type reduce(const Monoid& mon, const Vector<T>& u) try {
   if (u.backend() == Backend::Host) return detail::host::reduce(mon, detail::view(u.store()));
 #if GBCUDA_HAVE_CUDA
   if constexpr (detail::cuda_supports_monoid<Monoid, T>()) return detail::cuda::reduce(mon, detail::view(u.store()));
@@ -664,6 +706,8 @@ typename Monoid::value_type reduce(const Monoid& mon, const Vector<T>& u) {
   detail::note_host_fallback();
   Vector<T> uh = u.to(Backend::Host);
   return detail::host::reduce(mon, detail::view(uh.store()));
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("reduce");
 }
 
 }  // namespace gbcuda

@@ -1,9 +1,11 @@
 #pragma once
 // Basic vocabulary shared by every layer: index types, backends, and the error type.
 #include <cstdint>
+#include <ranges>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "gbcuda/config.hpp"
 
@@ -38,6 +40,17 @@ GBCUDA_HD constexpr To cast_to(From x) {
   } else return To(x);
 }
 
+// The value types of vectors and matrices: the library is compiled for these (host and CUDA),
+// and Vector<T> / Matrix<T> of any other T stops at compile time.
+#define GBCUDA_FOR_EACH_TYPE(X) X(bool) X(std::int32_t) X(std::int64_t) X(float) X(double)
+#define GBCUDA_VALUE_TYPE_NAMES "bool, std::int32_t, std::int64_t, float or double"
+namespace detail {
+template <class T>
+inline constexpr bool is_value_type_v =
+    std::is_same_v<T, bool> || std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t> ||
+    std::is_same_v<T, float> || std::is_same_v<T, double>;
+}  // namespace detail
+
 // Where data lives and operations run.
 enum class Backend { Host, Cuda };
 // What the user asks for; Auto picks Cuda when a GPU is present.
@@ -47,8 +60,8 @@ const char* to_string(Backend b);
 
 // GrB_Info-style status codes carried by gbcuda::Error.
 enum class Status {
-  InvalidValue,    // bad argument (negative size, unknown option, ...)
-  InvalidIndex,    // index out of range
+  InvalidValue,  // bad argument (negative size, unknown option, ...)
+  InvalidIndex,  // index out of range
   DimensionMismatch,
   ParseError,      // malformed input file
   IoError,         // cannot open/read/write a file
@@ -67,13 +80,50 @@ class Error : public std::runtime_error {
   Status status() const noexcept { return status_; }
   // True for errors caused by the caller's input (files, options, indices): CLIs exit with 2.
   bool is_input_error() const noexcept {
-    return status_ == Status::InvalidValue || status_ == Status::InvalidIndex ||
-           status_ == Status::DimensionMismatch || status_ == Status::ParseError ||
-           status_ == Status::IoError || status_ == Status::NoDevice;
+    return status_ == Status::InvalidValue || status_ == Status::InvalidIndex || status_ == Status::DimensionMismatch ||
+           status_ == Status::ParseError || status_ == Status::IoError || status_ == Status::NoDevice;
   }
 
  private:
   Status status_;
 };
+
+namespace detail {
+// Throws Error(OutOfMemory) for a host allocation inside operation `op` that failed with
+// std::bad_alloc: the public operations turn one into the other (their large allocations name the
+// bytes themselves).
+[[noreturn]] void throw_out_of_memory_in(const char* op);
+
+// An index or size given in any integer type, as an Index. Values an Index cannot hold (unsigned
+// ones past 2^63 - 1) throw Error(InvalidIndex) naming `what` and the value; the caller checks
+// the range it needs.
+template <class I>
+Index to_index(I i, const char* what) {
+  static_assert(std::is_integral_v<I> && !std::is_same_v<I, bool>, "an index must be of an integer type");
+  if constexpr (std::is_unsigned_v<I> && sizeof(I) >= sizeof(Index)) {
+    if (i > static_cast<I>(INT64_MAX))
+      throw Error(Status::InvalidIndex,
+                  std::string(what) + " " + std::to_string(i) + " is past the largest index 2^63-1");
+  }
+  return static_cast<Index>(i);
+}
+}  // namespace detail
+
+// A range of indices of any integer type: std::vector<int>, std::vector<std::uint64_t> (GraphBLAS's
+// GrB_Index), std::span<const std::int64_t>, ...
+template <class R>
+concept IndexRange = std::ranges::sized_range<R> && std::ranges::forward_range<R> &&
+    std::is_integral_v<std::ranges::range_value_t<R>> && !std::is_same_v<std::ranges::range_value_t<R>, bool>;
+
+namespace detail {
+// The elements of an IndexRange as Index values (each through to_index).
+template <IndexRange R>
+std::vector<Index> to_indices(const R& r, const char* what) {
+  std::vector<Index> out;
+  out.reserve(std::ranges::size(r));
+  for (const auto& i : r) out.push_back(to_index(i, what));
+  return out;
+}
+}  // namespace detail
 
 }  // namespace gbcuda

@@ -4,11 +4,14 @@
 //   Bitmap: n presence bytes + n values;
 //   Dense : n values, every entry present.
 // Operations pick the form they need; conform() picks by density (GraphBLAS's sparsity control).
+#include <atomic>
+#include <mutex>
 #include <optional>
 #include <utility>
 #include <vector>
 
 #include "gbcuda/detail/array.hpp"
+#include "gbcuda/detail/stream_use.hpp"
 #include "gbcuda/types.hpp"
 
 namespace gbcuda {
@@ -67,7 +70,7 @@ struct VectorStore {
 
   VectorStore clone(Backend to) const;  // vector.cpp
   // Empty vector of length n in sparse form.
-  static VectorStore empty(Index n, Backend where) {
+  static VectorStore empty(Index n, Backend where) noexcept {
     VectorStore s;
     s.n = n;
     s.where = where;
@@ -76,21 +79,29 @@ struct VectorStore {
 };
 
 // ---- the entry count ------------------------------------------------------------------------
+// Readers may resolve a count kept on the device from several threads at once (a vector shared
+// read-only): count_on_device only ever goes from true to false under a read, through atomics,
+// and one reader at a time copies the count (count_lock, striped by address).
+std::mutex& count_lock(const void* store);
 // The exact count, read from the device (one counted host wait) when it lives there.
 template <class T>
 Index exact_nvals(const VectorStore<T>& v) {
-  if (v.count_on_device) {
-    Index c = 0;
-    copy_bytes(&c, Backend::Host, &v.tally.data()->nvals, Backend::Cuda, sizeof(c));
-    v.nvals = c;
-    v.count_on_device = false;
+  std::atomic_ref<bool> on_device(v.count_on_device);
+  if (on_device.load(std::memory_order_acquire)) {
+    std::lock_guard lock(count_lock(&v));
+    if (on_device.load(std::memory_order_relaxed)) {
+      Index c = 0;
+      copy_bytes(&c, Backend::Host, &v.tally.data()->nvals, Backend::Cuda, sizeof(c));
+      v.nvals = c;
+      on_device.store(false, std::memory_order_release);
+    }
   }
   return v.nvals;
 }
 // The count in device memory when it lives there, else nullptr (v.nvals is then exact).
 template <class T>
 const Index* device_nvals(const VectorStore<T>& v) {
-  return v.count_on_device ? &v.tally.data()->nvals : nullptr;
+  return std::atomic_ref<bool>(v.count_on_device).load(std::memory_order_acquire) ? &v.tally.data()->nvals : nullptr;
 }
 // The device tally, allocated on first use (CUDA stores only).
 template <class T>
@@ -136,11 +147,13 @@ void sort_indices(VectorStore<T>& v);  // Sparse: make indices ascending
 
 }  // namespace detail
 
-// The value types the library instantiates for (vectors, matrices, CUDA kernels).
-#define GBCUDA_FOR_EACH_TYPE(X) X(bool) X(std::int32_t) X(std::int64_t) X(float) X(double)
-
+// Moving a Vector leaves the source valid and empty: length 0, no entries, in the same backend
+// (as a moved-from std::vector is empty). Objects may be handed between threads; see README's
+// "Threads" for what may run at once.
 template <class T>
 class Vector {
+  static_assert(detail::is_value_type_v<T>, "gbcuda::Vector<T>: T must be one of " GBCUDA_VALUE_TYPE_NAMES);
+
  public:
   using value_type = T;
 
@@ -149,32 +162,67 @@ class Vector {
   explicit Vector(Index n, Backend where = Backend::Host);
   // A vector with every entry present and equal to `fill` (dense form).
   static Vector full(Index n, T fill, Backend where = Backend::Host);
-  // From index/value lists (host memory). Duplicate indices: the last value wins.
+  // From index/value lists (host memory); the indices may be of any integer type. Duplicate
+  // indices: the last value wins. An index outside [0, n) is Error(InvalidIndex).
   static Vector from_tuples(Index n, const std::vector<Index>& idx, const std::vector<T>& vals,
                             Backend where = Backend::Host);
+  template <IndexRange R>
+  requires(!std::is_same_v<R, std::vector<Index>>) static Vector
+      from_tuples(Index n, const R& idx, const std::vector<T>& vals, Backend where = Backend::Host) {
+    return from_tuples(n, detail::to_indices(idx, "from_tuples: index"), vals, where);
+  }
 
-  Vector(const Vector& o) : s_(o.s_.clone(o.s_.where)), control_(o.control_) {}
+  Vector(const Vector& o) : s_(o.read().clone(o.s_.where)), control_(o.control_) { note_created(); }
   Vector& operator=(const Vector& o) {
     if (this != &o) {
-      s_ = o.s_.clone(o.s_.where);
+      detail::VectorStore<T> copy = o.read().clone(o.s_.where);
+      write() = std::move(copy);
+      note_created();  // made on this thread's stream (this may have been a host vector before)
       control_ = o.control_;
     }
     return *this;
   }
-  Vector(Vector&&) noexcept = default;
-  Vector& operator=(Vector&&) noexcept = default;
+  Vector(Vector&& o) noexcept
+      : s_(std::exchange(o.s_, detail::VectorStore<T>::empty(0, o.s_.where))),
+        control_(o.control_),
+        use_(std::move(o.use_)) {}
+  Vector& operator=(Vector&& o) noexcept {
+    if (this != &o) {
+      if (s_.where == Backend::Cuda) use_.before_free();  // this vector's memory goes
+      s_ = std::exchange(o.s_, detail::VectorStore<T>::empty(0, o.s_.where));
+      control_ = o.control_;
+      use_ = std::move(o.use_);
+    }
+    return *this;
+  }
+  ~Vector() {
+    if (s_.where == Backend::Cuda) use_.before_free();
+  }
 
   Index size() const noexcept { return s_.n; }
   // Entries present. On the CUDA backend the count may still be in device memory, written by the
   // operation that produced the vector: then this reads it (one host wait, see host_waits()).
-  Index nvals() const { return detail::exact_nvals(s_); }
+  Index nvals() const { return detail::exact_nvals(read()); }
   Backend backend() const noexcept { return s_.where; }
   VectorForm form() const noexcept { return s_.form; }
 
-  // Single elements (slow on the CUDA backend: one small copy each).
+  // Single elements (slow on the CUDA backend: one small copy each). The index may be of any
+  // integer type; outside [0, size()) it is Error(InvalidIndex).
   void set_element(Index i, T value);
   std::optional<T> element(Index i) const;
   void remove_element(Index i);
+  template <class I>
+  requires(std::is_integral_v<I> && !std::is_same_v<I, Index> && !std::is_same_v<I, bool>) void set_element(I i,
+                                                                                                            T value) {
+    set_element(detail::to_index(i, "set_element: index"), value);
+  }
+  template <class I>
+  requires(std::is_integral_v<I> && !std::is_same_v<I, Index> && !std::is_same_v<I, bool>) std::optional<T> element(I i)
+  const { return element(detail::to_index(i, "element: index")); }
+  template <class I>
+  requires(std::is_integral_v<I> && !std::is_same_v<I, Index> && !std::is_same_v<I, bool>) void remove_element(I i) {
+    remove_element(detail::to_index(i, "remove_element: index"));
+  }
   void clear();  // no entries (sparse form, unless the form control says otherwise)
 
   // All entries as sorted (index, value) lists in host memory.
@@ -183,26 +231,40 @@ class Vector {
   std::vector<T> to_dense_vector(T missing) const;
 
   // Change representation; contents are unchanged.
-  void to_form(VectorForm f) { detail::convert_form(s_, f); }
+  void to_form(VectorForm f) { detail::convert_form(write(), f); }
   // Pick the form as the form control says (by density unless set otherwise). Operations call
   // it on their output. Does nothing while the count is in device memory (deciding would make
-  // the host wait).
-  void conform();
+  // the host wait). Never fails: when a conversion cannot get memory the form stays as it is.
+  void conform() noexcept;
   // Sets how conform() picks the form from now on (kept by copies), and conforms now.
   void set_form_control(FormControl c);
   FormControl form_control() const noexcept { return control_; }
   // A copy in another backend's memory (or this one's).
   Vector to(Backend where) const;
 
-  // Backend access to the storage (used by the operations; not for casual use).
-  detail::VectorStore<T>& store() noexcept { return s_; }
-  const detail::VectorStore<T>& store() const noexcept { return s_; }
-  explicit Vector(detail::VectorStore<T>&& s) : s_(std::move(s)) {}
+  // Backend access to the storage (used by the operations; not for casual use). On the CUDA
+  // backend the non-const one orders the calling thread's stream after all earlier use of the
+  // vector (a write), the const one after its last write (a read).
+  detail::VectorStore<T>& store() { return write(); }
+  const detail::VectorStore<T>& store() const { return read(); }
+  explicit Vector(detail::VectorStore<T>&& s) : s_(std::move(s)) { note_created(); }
 
  private:
   void check_index(Index i) const;
+  const detail::VectorStore<T>& read() const {
+    if (s_.where == Backend::Cuda) use_.before_read();
+    return s_;
+  }
+  detail::VectorStore<T>& write() {
+    if (s_.where == Backend::Cuda) use_.before_write();
+    return s_;
+  }
+  void note_created() noexcept {
+    if (s_.where == Backend::Cuda) use_.wrote();
+  }
   detail::VectorStore<T> s_;
   FormControl control_ = FormControl::Auto;
+  detail::StreamUse use_;  // which threads' streams have work queued on s_ (CUDA)
 };
 
 #define GBCUDA_EXTERN_VECTOR(T)                                                   \

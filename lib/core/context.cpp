@@ -113,6 +113,10 @@ Device parse_device(const std::string& name) {
 }
 
 namespace detail {
+[[noreturn]] void throw_out_of_memory_in(const char* op) {
+  throw Error(Status::OutOfMemory, std::string(op) + ": host out of memory");
+}
+
 [[noreturn]] void throw_dimension_mismatch(const char* op, Index expected, Index got) {
   throw Error(Status::DimensionMismatch,
               std::string(op) + ": expected length " + std::to_string(expected) + ", got " + std::to_string(got));

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <limits>
 #include <mutex>
+#include <new>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -14,6 +15,7 @@
 #if GBCUDA_HAVE_CUDA
 #include "gbcuda/detail/cuda_ops.hpp"
 #endif
+#include "gbcuda/detail/stream_use.hpp"
 
 namespace gbcuda {
 namespace detail {
@@ -32,6 +34,13 @@ struct MatrixStore {
   std::optional<std::vector<Index>> out_degrees;
   std::optional<std::vector<Index>> in_degrees;
   std::optional<bool> symmetric;
+  StreamUse use;  // the threads' streams that built or read `device`
+  MatrixStore() = default;
+  MatrixStore(const MatrixStore&) = delete;
+  MatrixStore& operator=(const MatrixStore&) = delete;
+  ~MatrixStore() {
+    if (device) use.before_free();
+  }
 };
 
 namespace {
@@ -58,7 +67,7 @@ template <class T>
 void sort_and_merge_rows(Index nrows, std::vector<Offset>& row_ptr, std::vector<Vid>& col_idx, std::vector<T>& values,
                          DuplicatePolicy dup) {
   const bool has_values = !values.empty();
-  std::vector<Offset> kept(static_cast<std::size_t>(nrows) + 1, 0);
+  std::vector<Offset> kept = host_vector<Offset>(static_cast<std::size_t>(nrows) + 1, 0);
   bool duplicate_found = false;
   // std::vector<bool> packs its elements into shared words: threads writing different rows'
   // values would race on them, so bool values are sorted on one thread.
@@ -130,7 +139,7 @@ Csr<T> host_csr(Index nrows, Index ncols, std::vector<Offset>&& row_ptr, std::ve
 // Host transpose: counting sort by column. Rows are visited in order, so each column of the
 // result lists its rows ascending.
 template <class T>
-Csr<T> transpose_csr(const Csr<T>& a) {
+Csr<T> transpose_csr(const Csr<T>& a) try {
 #if GBCUDA_HAVE_CUDA
   if (a.where() == Backend::Cuda) return cuda::transpose_csr(a);
 #endif
@@ -154,21 +163,32 @@ Csr<T> transpose_csr(const Csr<T>& a) {
     }
   }
   return t;
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("a transpose");
 }
 
 }  // namespace detail
 
 template <class T>
-Matrix<T>::Matrix() : s_(std::make_shared<detail::MatrixStore<T>>()) {
-  Csr<T> c;
-  c.row_ptr = detail::Array<Offset>(1, Backend::Host);
-  c.row_ptr[0] = 0;
-  s_->host.emplace(std::move(c));
+const std::shared_ptr<detail::MatrixStore<T>>& Matrix<T>::empty_store() noexcept {
+  // Made once, before the first move can ask for it (every constructor calls this first).
+  static const auto* empty = [] {
+    auto s = std::make_shared<detail::MatrixStore<T>>();
+    Csr<T> c;
+    c.row_ptr = detail::Array<Offset>(1, Backend::Host);
+    c.row_ptr[0] = 0;
+    s->host.emplace(std::move(c));
+    return new std::shared_ptr<detail::MatrixStore<T>>(std::move(s));  // never destroyed
+  }();
+  return *empty;
 }
 
 template <class T>
+Matrix<T>::Matrix() : s_(empty_store()) {}
+
+template <class T>
 Matrix<T> Matrix<T>::from_coo(Index nrows, Index ncols, std::span<const Index> rows, std::span<const Index> cols,
-                              std::span<const T> values, DuplicatePolicy dup) {
+                              std::span<const T> values, DuplicatePolicy dup) try {
   detail::check_dims(nrows, ncols);
   if (rows.size() != cols.size() || (!values.empty() && values.size() != rows.size()))
     throw Error(Status::InvalidValue, "from_coo: " + std::to_string(rows.size()) + " rows, " +
@@ -182,12 +202,13 @@ Matrix<T> Matrix<T>::from_coo(Index nrows, Index ncols, std::span<const Index> r
                                             detail::str(ncols) + " matrix");
   }
   // Counting sort by row; stable, so "last wins" keeps file order among duplicates.
-  std::vector<Offset> row_ptr(static_cast<std::size_t>(nrows) + 1, 0);
+  std::vector<Offset> row_ptr = detail::host_vector<Offset>(static_cast<std::size_t>(nrows) + 1, 0);
   for (std::size_t p = 0; p < nnz; ++p) ++row_ptr[rows[p] + 1];
   std::partial_sum(row_ptr.begin(), row_ptr.end(), row_ptr.begin());
-  std::vector<Offset> next(row_ptr.begin(), row_ptr.end() - 1);
-  std::vector<Vid> col_idx(nnz);
-  std::vector<T> vals(values.empty() ? 0 : nnz);
+  std::vector<Offset> next = detail::host_vector<Offset>(static_cast<std::size_t>(nrows));
+  std::copy(row_ptr.begin(), row_ptr.end() - 1, next.begin());
+  std::vector<Vid> col_idx = detail::host_vector<Vid>(nnz);
+  std::vector<T> vals = detail::host_vector<T>(values.empty() ? 0 : nnz);
   for (std::size_t p = 0; p < nnz; ++p) {
     const Offset q = next[rows[p]]++;
     col_idx[q] = static_cast<Vid>(cols[p]);
@@ -195,11 +216,13 @@ Matrix<T> Matrix<T>::from_coo(Index nrows, Index ncols, std::span<const Index> r
   }
   detail::sort_and_merge_rows(nrows, row_ptr, col_idx, vals, dup);
   return from_valid_csr(detail::host_csr(nrows, ncols, std::move(row_ptr), std::move(col_idx), std::move(vals)));
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("Matrix::from_coo");
 }
 
 template <class T>
 Matrix<T> Matrix<T>::from_csr(Index nrows, Index ncols, std::vector<Offset> row_ptr, std::vector<Vid> col_idx,
-                              std::vector<T> values, DuplicatePolicy dup) {
+                              std::vector<T> values, DuplicatePolicy dup) try {
   detail::check_dims(nrows, ncols);
   if (row_ptr.size() != static_cast<std::size_t>(nrows) + 1)
     throw Error(Status::InvalidValue, "from_csr: row_ptr has " + std::to_string(row_ptr.size()) +
@@ -217,20 +240,26 @@ Matrix<T> Matrix<T>::from_csr(Index nrows, Index ncols, std::vector<Offset> row_
                                             detail::str(ncols) + ")");
   detail::sort_and_merge_rows(nrows, row_ptr, col_idx, values, dup);
   return from_valid_csr(detail::host_csr(nrows, ncols, std::move(row_ptr), std::move(col_idx), std::move(values)));
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("Matrix::from_csr");
 }
 
 template <class T>
 Matrix<T> Matrix<T>::from_valid_csr(Csr<T>&& csr, std::optional<bool> symmetric_structure) {
-  Matrix<T> m;
+  (void)empty_store();
+  Matrix<T> m(std::make_shared<detail::MatrixStore<T>>());
   auto& s = *m.s_;
-  s.host.reset();
   s.symmetric = symmetric_structure;
   s.nrows = csr.nrows;
   s.ncols = csr.ncols;
   s.nvals = csr.nvals();
   s.iso = csr.is_iso();
-  if (csr.where() == Backend::Host) s.host.emplace(std::move(csr));
-  else s.device.emplace(std::move(csr));
+  if (csr.where() == Backend::Host) {
+    s.host.emplace(std::move(csr));
+  } else {
+    s.device.emplace(std::move(csr));
+    s.use.wrote();  // built on this thread's stream
+  }
   return m;
 }
 
@@ -252,27 +281,41 @@ bool Matrix<T>::is_iso() const {
 }
 
 template <class T>
-const Csr<T>& Matrix<T>::csr(Backend where) const {
+const Csr<T>& Matrix<T>::csr(Backend where) const try {
   std::lock_guard lock(s_->mu);
-  auto& mine = where == Backend::Host ? s_->host : s_->device;
-  auto& other = where == Backend::Host ? s_->device : s_->host;
-  if (!mine) mine.emplace(other->clone(where));
-  return *mine;
+  if (where == Backend::Cuda) {
+    if (!s_->device) {
+      s_->device.emplace(s_->host->clone(Backend::Cuda));
+      s_->use.wrote();
+    }
+    s_->use.before_read();  // another thread may have made the copy, on its stream
+    return *s_->device;
+  }
+  if (!s_->host) {
+    s_->use.before_read();
+    s_->host.emplace(s_->device->clone(Backend::Host));
+  }
+  return *s_->host;
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("Matrix::csr");
 }
 
 template <class T>
-const Matrix<T>& Matrix<T>::transpose() const {
+const Matrix<T>& Matrix<T>::transpose() const try {
   std::lock_guard lock(s_->mu);
   if (!s_->transpose) {
     // Transpose where the matrix already lives; the device is faster when it has a copy.
+    if (s_->device) s_->use.before_read();
     const Csr<T>& src = s_->device ? *s_->device : *s_->host;
     s_->transpose.emplace(from_valid_csr(detail::transpose_csr(src)));
   }
   return *s_->transpose;
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("Matrix::transpose");
 }
 
 template <class T>
-const std::vector<Index>& Matrix<T>::out_degrees() const {
+const std::vector<Index>& Matrix<T>::out_degrees() const try {
   const Csr<T>& a = csr(Backend::Host);
   std::lock_guard lock(s_->mu);
   if (!s_->out_degrees) {
@@ -281,15 +324,19 @@ const std::vector<Index>& Matrix<T>::out_degrees() const {
     s_->out_degrees.emplace(std::move(d));
   }
   return *s_->out_degrees;
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("out_degrees");
 }
 
 template <class T>
-const std::vector<Index>& Matrix<T>::in_degrees() const {
+const std::vector<Index>& Matrix<T>::in_degrees() const try {
   const Matrix<T>& t = transpose();
   const std::vector<Index>& d = t.out_degrees();
   std::lock_guard lock(s_->mu);
   if (!s_->in_degrees) s_->in_degrees.emplace(d);
   return *s_->in_degrees;
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("in_degrees");
 }
 
 template <class T>
@@ -299,7 +346,7 @@ std::optional<bool> Matrix<T>::known_symmetric_structure() const {
 }
 
 template <class T>
-bool Matrix<T>::is_symmetric_structure() const {
+bool Matrix<T>::is_symmetric_structure() const try {
   {
     std::lock_guard lock(s_->mu);
     if (s_->symmetric) return *s_->symmetric;
@@ -329,10 +376,12 @@ bool Matrix<T>::is_symmetric_structure() const {
   std::lock_guard lock(s_->mu);
   s_->symmetric = sym;
   return sym;
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("is_symmetric_structure");
 }
 
 template <class T>
-Matrix<T> Matrix<T>::symmetrized() const {
+Matrix<T> Matrix<T>::symmetrized() const try {
   if (s_->nrows != s_->ncols)
     throw Error(Status::DimensionMismatch,
                 "symmetrize needs a square matrix, got " + detail::str(s_->nrows) + " x " + detail::str(s_->ncols));
@@ -371,15 +420,22 @@ Matrix<T> Matrix<T>::symmetrized() const {
   std::lock_guard lock(s_->mu);
   s_->symmetrized = m;
   return m;
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("symmetrized");
 }
 
 template <class T>
 std::size_t Matrix<T>::device_bytes() const {
-  std::lock_guard lock(s_->mu);
-  std::size_t b = s_->device ? s_->device->bytes() : 0;
-  if (s_->transpose) {
-    const auto& ts = *s_->transpose->s_;
-    if (ts.device) b += ts.device->bytes();
+  std::size_t b = 0;
+  const Matrix<T>* t = nullptr;
+  {
+    std::lock_guard lock(s_->mu);
+    b = s_->device ? s_->device->bytes() : 0;
+    if (s_->transpose) t = &*s_->transpose;  // a cached transpose is never replaced
+  }
+  if (t) {  // its copy is built under its own lock
+    std::lock_guard lock(t->s_->mu);
+    if (t->s_->device) b += t->s_->device->bytes();
   }
   return b;
 }
@@ -388,6 +444,7 @@ template <class T>
 void Matrix<T>::release(Backend where) const {
   std::lock_guard lock(s_->mu);
   if (where == Backend::Cuda) {
+    if (s_->device) s_->use.before_write();
     if (s_->device && !s_->host) s_->host.emplace(s_->device->clone(Backend::Host));
     s_->device.reset();
     if (s_->transpose) s_->transpose->release(where);

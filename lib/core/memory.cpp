@@ -1,17 +1,22 @@
-// Raw host and device memory: allocation, copies, fills, the library stream, the scratch arena,
-// and the count of host waits (detail/array.hpp, gbcuda::host_waits()).
+// Raw host and device memory: allocation, copies, fills, the threads' streams and the ordering of
+// objects between them (StreamUse), the scratch arena, fault injection, and the count of host
+// waits (detail/array.hpp, gbcuda::host_waits()).
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gbcuda/config.hpp"
 #include "gbcuda/context.hpp"
 #include "gbcuda/detail/array.hpp"
+#include "gbcuda/detail/stream_use.hpp"
+#include "gbcuda/vector.hpp"
 #if GBCUDA_HAVE_CUDA
 #include <cuda_runtime.h>
 #endif
@@ -50,28 +55,195 @@ struct Arena {
   std::vector<Chunk> chunks;
   std::size_t chunk = 0;   // chunks[chunk] is being handed out ...
   std::size_t offset = 0;  // ... from this byte on
-  ~Arena() {
-    for (const Chunk& c : chunks) free_bytes(c.p, Backend::Cuda);
+};
+
+#if GBCUDA_HAVE_CUDA
+// Streams are handed to threads and taken back when a thread ends, never destroyed: an object
+// may still name the stream of a thread that has ended (StreamUse), and waiting on it must stay
+// valid. A new thread reuses an idle stream.
+struct StreamPool {
+  std::mutex mu;
+  std::vector<cudaStream_t> idle;
+  std::vector<cudaStream_t> all;
+};
+StreamPool& stream_pool() {
+  static StreamPool* pool = new StreamPool;  // never destroyed: thread exits may come later
+  return *pool;
+}
+cudaStream_t take_stream() {
+  StreamPool& pool = stream_pool();
+  std::lock_guard lock(pool.mu);
+  if (!pool.idle.empty()) {
+    cudaStream_t s = pool.idle.back();
+    pool.idle.pop_back();
+    return s;
+  }
+  cudaStream_t s = nullptr;
+  if (cudaStreamCreateWithFlags(&s, cudaStreamDefault) != cudaSuccess) {
+    cudaGetLastError();
+    return nullptr;  // no device: the legacy stream, whose calls then fail with the real reason
+  }
+  pool.all.push_back(s);
+  return s;
+}
+#endif
+
+// This thread's stream (plain data, so it stays readable while the thread's other locals are
+// destroyed), and what the thread gives back when it ends: its scratch chunks and its stream.
+#if GBCUDA_HAVE_CUDA
+thread_local void* t_stream = nullptr;
+thread_local bool t_stream_taken = false;
+#endif
+struct ThreadResources {
+  Arena arena;
+  ~ThreadResources() {
+#if GBCUDA_HAVE_CUDA
+    for (const Arena::Chunk& c : arena.chunks) free_bytes(c.p, Backend::Cuda);
+    arena.chunks.clear();
+    if (t_stream) {
+      StreamPool& pool = stream_pool();
+      std::lock_guard lock(pool.mu);
+      pool.idle.push_back(static_cast<cudaStream_t>(t_stream));
+    }
+    t_stream = nullptr;
+    t_stream_taken = false;
+#endif
   }
 };
-thread_local Arena g_arena;
+thread_local ThreadResources t_resources;
+
+// Fault injection (set_allocation_failure): allocations left before one fails; < 0: none fails.
+thread_local std::int64_t t_allocations_before_failure = -1;
+
+#if GBCUDA_HAVE_CUDA
+// Makes `waiter` wait for the work queued on `other` so far.
+void stream_wait(cudaStream_t waiter, cudaStream_t other) {
+  thread_local cudaEvent_t event = nullptr;
+  if (!event) check(cudaEventCreateWithFlags(&event, cudaEventDisableTiming), "cudaEventCreate");
+  check(cudaEventRecord(event, other), "cudaEventRecord");
+  check(cudaStreamWaitEvent(waiter, event, 0), "cudaStreamWaitEvent");
+}
+void wait_for_every_stream(cudaStream_t waiter) {
+  std::vector<cudaStream_t> all;
+  {
+    StreamPool& pool = stream_pool();
+    std::lock_guard lock(pool.mu);
+    all = pool.all;
+  }
+  for (cudaStream_t s : all)
+    if (s != waiter) stream_wait(waiter, s);
+}
+#endif
 
 }  // namespace
 
 void* library_stream() {
 #if GBCUDA_HAVE_CUDA
-  static cudaStream_t s = [] {
-    cudaStream_t created = nullptr;
-    if (cudaStreamCreateWithFlags(&created, cudaStreamDefault) != cudaSuccess) {
-      cudaGetLastError();
-      created = nullptr;  // no device: the legacy stream, whose calls then fail with the real reason
-    }
-    return created;
-  }();
-  return s;
+  if (!t_stream_taken) {
+    t_stream_taken = true;
+    (void)&t_resources;  // constructs it, so that the thread gives the stream back when it ends
+    t_stream = take_stream();
+  }
+  return t_stream;
 #else
   return nullptr;
 #endif
+}
+
+void set_allocation_failure(std::int64_t successes) noexcept { t_allocations_before_failure = successes; }
+
+bool injected_allocation_failure() noexcept {
+  if (t_allocations_before_failure < 0) return false;
+  if (t_allocations_before_failure == 0) {
+    t_allocations_before_failure = -1;
+    return true;
+  }
+  --t_allocations_before_failure;
+  return false;
+}
+
+// ---- StreamUse ------------------------------------------------------------------------------
+
+void StreamUse::lock() const noexcept {
+  while (busy_.exchange(true, std::memory_order_acquire)) {
+  }
+}
+
+void StreamUse::take(StreamUse& o) noexcept {
+  writer_.store(o.writer_.exchange(nullptr, std::memory_order_relaxed), std::memory_order_relaxed);
+  has_readers_.store(o.has_readers_.exchange(false, std::memory_order_relaxed), std::memory_order_relaxed);
+  for (int k = 0; k < kReaders; ++k) readers_[k] = std::exchange(o.readers_[k], nullptr);
+  overflow_ = std::exchange(o.overflow_, false);
+}
+
+void StreamUse::wrote() noexcept {
+  writer_.store(library_stream(), std::memory_order_release);
+  if (has_readers_.load(std::memory_order_relaxed)) {
+    for (void*& r : readers_) r = nullptr;
+    overflow_ = false;
+    has_readers_.store(false, std::memory_order_release);
+  }
+}
+
+void StreamUse::before_read() const {
+#if GBCUDA_HAVE_CUDA
+  void* const writer = writer_.load(std::memory_order_acquire);
+  if (writer == nullptr) return;
+  void* const me = library_stream();
+  if (writer == me) return;
+  lock();
+  bool known = false;
+  for (void* r : readers_) known = known || r == me;
+  if (!known) {
+    try {
+      stream_wait(static_cast<cudaStream_t>(me), static_cast<cudaStream_t>(writer));
+    } catch (...) {
+      unlock();
+      throw;
+    }
+    int k = 0;
+    while (k < kReaders && readers_[k] != nullptr) ++k;
+    if (k < kReaders) readers_[k] = me;
+    else overflow_ = true;
+    has_readers_.store(true, std::memory_order_release);
+  }
+  unlock();
+#endif
+}
+
+void StreamUse::before_write() {
+#if GBCUDA_HAVE_CUDA
+  void* const writer = writer_.load(std::memory_order_acquire);
+  const bool readers = has_readers_.load(std::memory_order_acquire);
+  void* const me = library_stream();
+  if (writer == me && !readers) return;
+  auto waiter = static_cast<cudaStream_t>(me);
+  if (writer != nullptr && writer != me) stream_wait(waiter, static_cast<cudaStream_t>(writer));
+  if (overflow_) {
+    wait_for_every_stream(waiter);
+  } else {
+    for (void* r : readers_)
+      if (r != nullptr && r != me) stream_wait(waiter, static_cast<cudaStream_t>(r));
+  }
+  wrote();
+#endif
+}
+
+void StreamUse::before_free() noexcept {
+  try {
+    before_write();
+  } catch (...) {
+    // at exit the runtime may be gone; nothing is left to order then
+  }
+}
+
+std::mutex& count_lock(const void* store) {
+  static std::mutex locks[64];
+  return locks[(reinterpret_cast<std::uintptr_t>(store) >> 6) % 64];
+}
+
+void throw_host_out_of_memory(std::size_t bytes) {
+  throw Error(Status::OutOfMemory, "host out of memory: could not allocate " + mib(bytes));
 }
 
 void note_synchronization() noexcept { g_syncs.fetch_add(1, std::memory_order_relaxed); }
@@ -79,6 +251,9 @@ void note_host_fallback() noexcept { g_host_fallbacks.fetch_add(1, std::memory_o
 
 void* allocate_bytes(std::size_t bytes, Backend where) {
   if (bytes == 0) return nullptr;
+  if (injected_allocation_failure())
+    throw Error(Status::OutOfMemory, std::string(where == Backend::Host ? "host" : "GPU") +
+                                         " out of memory: could not allocate " + mib(bytes) + " (injected failure)");
   if (where == Backend::Host) {
     void* p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
     if (!p) throw Error(Status::OutOfMemory, "host out of memory: could not allocate " + mib(bytes));
@@ -176,17 +351,17 @@ void synchronize(Backend where) {
 #endif
 }
 
-Scratch::Scratch() : chunk_(g_arena.chunk), offset_(g_arena.offset) {}
+Scratch::Scratch() : chunk_(t_resources.arena.chunk), offset_(t_resources.arena.offset) {}
 
 Scratch::~Scratch() {
-  g_arena.chunk = chunk_;
-  g_arena.offset = offset_;
+  t_resources.arena.chunk = chunk_;
+  t_resources.arena.offset = offset_;
 }
 
 void* Scratch::take(std::size_t bytes) {
   constexpr std::size_t kAlign = 256;
   bytes = (std::max<std::size_t>(bytes, 1) + kAlign - 1) / kAlign * kAlign;
-  Arena& a = g_arena;
+  Arena& a = t_resources.arena;
   while (a.chunk < a.chunks.size() && a.offset + bytes > a.chunks[a.chunk].bytes) {
     ++a.chunk;
     a.offset = 0;

@@ -2,6 +2,8 @@
 #include "gbcuda/vector.hpp"
 
 #include <algorithm>
+#include <limits>
+#include <new>
 #include <numeric>
 #include <string>
 
@@ -81,7 +83,7 @@ void host_sort(VectorStore<T>& v) {
 }  // namespace
 
 template <class T>
-void convert_form(VectorStore<T>& v, VectorForm to) {
+void convert_form(VectorStore<T>& v, VectorForm to) try {
   if (v.form == to) return;
   if (to == VectorForm::Dense && exact_nvals(v) != v.n)
     throw Error(Status::InvalidValue, "a vector with missing entries cannot take the dense form");
@@ -100,10 +102,12 @@ void convert_form(VectorStore<T>& v, VectorForm to) {
       v.form = VectorForm::Dense;
     }
   }
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("a form conversion");
 }
 
 template <class T>
-void sort_indices(VectorStore<T>& v) {
+void sort_indices(VectorStore<T>& v) try {
 #if GBCUDA_HAVE_CUDA
   if (v.where == Backend::Cuda) {
     cuda::sort_indices(v);
@@ -111,10 +115,12 @@ void sort_indices(VectorStore<T>& v) {
   }
 #endif
   host_sort(v);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("sorting a vector");
 }
 
 template <class T>
-VectorStore<T> VectorStore<T>::clone(Backend to) const {
+VectorStore<T> VectorStore<T>::clone(Backend to) const try {
 #if GBCUDA_HAVE_CUDA
   if (where == Backend::Cuda && to == Backend::Cuda) return cuda::clone_store(*this);
 #endif
@@ -137,6 +143,8 @@ VectorStore<T> VectorStore<T>::clone(Backend to) const {
     c.bitmap = bitmap.clone(to);
   }
   return c;
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("copying a vector");
 }
 
 }  // namespace detail
@@ -147,10 +155,11 @@ Vector<T>::Vector(Index n, Backend where) {
   if (n > Index(std::numeric_limits<Vid>::max()))
     throw Error(Status::InvalidValue, "vector length " + std::to_string(n) + " exceeds 2^31-1");
   s_ = detail::VectorStore<T>::empty(n, where);
+  note_created();
 }
 
 template <class T>
-Vector<T> Vector<T>::full(Index n, T fill, Backend where) {
+Vector<T> Vector<T>::full(Index n, T fill, Backend where) try {
 #if GBCUDA_HAVE_CUDA
   if (where == Backend::Cuda) {  // filled on the device: no host array, no copy, no wait
     Vector<T> v(n, where);
@@ -165,10 +174,13 @@ Vector<T> Vector<T>::full(Index n, T fill, Backend where) {
   s.form = VectorForm::Dense;
   s.nvals = n;
   return where == Backend::Host ? v : v.to(where);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("Vector::full");
 }
 
 template <class T>
-Vector<T> Vector<T>::from_tuples(Index n, const std::vector<Index>& idx, const std::vector<T>& vals, Backend where) {
+Vector<T> Vector<T>::from_tuples(Index n, const std::vector<Index>& idx, const std::vector<T>& vals,
+                                 Backend where) try {
   if (idx.size() != vals.size())
     throw Error(Status::InvalidValue, "from_tuples: " + std::to_string(idx.size()) + " indices but " +
                                           std::to_string(vals.size()) + " values");
@@ -186,6 +198,8 @@ Vector<T> Vector<T>::from_tuples(Index n, const std::vector<Index>& idx, const s
   s.nvals = count;
   v.conform();
   return where == Backend::Host ? v : v.to(where);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("Vector::from_tuples");
 }
 
 template <class T>
@@ -196,8 +210,9 @@ void Vector<T>::check_index(Index i) const {
 }
 
 template <class T>
-void Vector<T>::set_element(Index i, T value) {
+void Vector<T>::set_element(Index i, T value) try {
   check_index(i);
+  write();
   to_form(s_.form == VectorForm::Dense ? VectorForm::Dense : VectorForm::Bitmap);
 #if GBCUDA_HAVE_CUDA
   if (s_.where == Backend::Cuda) {  // one small kernel: no read of the old entry
@@ -211,11 +226,14 @@ void Vector<T>::set_element(Index i, T value) {
   }
   s_.values[i] = value;
   s_.trace_of = nullptr;
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("set_element");
 }
 
 template <class T>
-std::optional<T> Vector<T>::element(Index i) const {
+std::optional<T> Vector<T>::element(Index i) const try {
   check_index(i);
+  read();
   if (s_.form == VectorForm::Sparse) {
     std::vector<Index> idx;
     std::vector<T> vals;
@@ -232,11 +250,14 @@ std::optional<T> Vector<T>::element(Index i) const {
   T value{};
   detail::copy_bytes(&value, Backend::Host, s_.values.data() + i, s_.where, sizeof(T));
   return value;
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("element");
 }
 
 template <class T>
-void Vector<T>::remove_element(Index i) {
+void Vector<T>::remove_element(Index i) try {
   check_index(i);
+  write();
   to_form(VectorForm::Bitmap);
 #if GBCUDA_HAVE_CUDA
   if (s_.where == Backend::Cuda) {
@@ -248,26 +269,30 @@ void Vector<T>::remove_element(Index i) {
     s_.bitmap[i] = 0;
     detail::set_nvals(s_, s_.nvals - 1);
   }
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("remove_element");
 }
 
 template <class T>
 void Vector<T>::clear() {
-  s_ = detail::VectorStore<T>::empty(s_.n, s_.where);
+  write() = detail::VectorStore<T>::empty(s_.n, s_.where);
   conform();
 }
 
 template <class T>
-void Vector<T>::extract_tuples(std::vector<Index>& idx, std::vector<T>& vals) const {
-  detail::VectorStore<T> h = s_.clone(Backend::Host);
+void Vector<T>::extract_tuples(std::vector<Index>& idx, std::vector<T>& vals) const try {
+  detail::VectorStore<T> h = read().clone(Backend::Host);
   detail::convert_form(h, VectorForm::Sparse);
   detail::sort_indices(h);
   idx.assign(h.indices.begin(), h.indices.begin() + h.nvals);
   vals.assign(h.values.begin(), h.values.begin() + h.nvals);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("extract_tuples");
 }
 
 template <class T>
-std::vector<T> Vector<T>::to_dense_vector(T missing) const {
-  detail::VectorStore<T> h = s_.clone(Backend::Host);
+std::vector<T> Vector<T>::to_dense_vector(T missing) const try {
+  detail::VectorStore<T> h = read().clone(Backend::Host);
   std::vector<T> out(static_cast<std::size_t>(s_.n), missing);
   if (h.form == VectorForm::Sparse) {
     for (Index p = 0; p < h.nvals; ++p) out[h.indices[p]] = h.values[p];
@@ -276,37 +301,50 @@ std::vector<T> Vector<T>::to_dense_vector(T missing) const {
       if (h.form == VectorForm::Dense || h.bitmap[i]) out[i] = h.values[i];
   }
   return out;
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("to_dense_vector");
 }
 
 template <class T>
-void Vector<T>::conform() {
+void Vector<T>::conform() noexcept {
   if (s_.count_on_device) return;  // the form stays until the count is known on the host
-  if (control_ == FormControl::Bitmap) {
-    to_form(s_.nvals == s_.n && s_.n > 0 ? VectorForm::Dense : VectorForm::Bitmap);
-    return;
-  }
-  if (s_.nvals == s_.n && s_.n > 0) {
-    to_form(VectorForm::Dense);
-  } else if (s_.nvals * 32 < s_.n) {
-    to_form(VectorForm::Sparse);
-  } else if (s_.form == VectorForm::Dense) {
-    to_form(VectorForm::Bitmap);  // no longer full
-  } else if (s_.form == VectorForm::Sparse && s_.nvals * 16 >= s_.n) {
-    to_form(VectorForm::Bitmap);  // hysteresis: stay sparse between 1/32 and 1/16
+  // A conversion keeps the entries; when it cannot get memory the vector keeps its form, which
+  // is as valid (so an operation that already changed its output does not fail after the fact).
+  try {
+    if (control_ == FormControl::Bitmap) {
+      to_form(s_.nvals == s_.n && s_.n > 0 ? VectorForm::Dense : VectorForm::Bitmap);
+      return;
+    }
+    if (s_.nvals == s_.n && s_.n > 0) {
+      to_form(VectorForm::Dense);
+    } else if (s_.nvals * 32 < s_.n) {
+      to_form(VectorForm::Sparse);
+    } else if (s_.form == VectorForm::Dense) {
+      to_form(VectorForm::Bitmap);  // no longer full
+    } else if (s_.form == VectorForm::Sparse && s_.nvals * 16 >= s_.n) {
+      to_form(VectorForm::Bitmap);  // hysteresis: stay sparse between 1/32 and 1/16
+    }
+  } catch (const Error&) {
+    // out of memory, or a device error the vector's next use reports again
+  } catch (const std::bad_alloc&) {
   }
 }
 
 template <class T>
-void Vector<T>::set_form_control(FormControl c) {
+void Vector<T>::set_form_control(FormControl c) try {
   control_ = c;
   conform();
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("set_form_control");
 }
 
 template <class T>
-Vector<T> Vector<T>::to(Backend where) const {
-  Vector<T> out(s_.clone(where));
+Vector<T> Vector<T>::to(Backend where) const try {
+  Vector<T> out(read().clone(where));
   out.control_ = control_;
   return out;
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("Vector::to");
 }
 
 #define GBCUDA_INSTANTIATE_VECTOR(T)                                       \

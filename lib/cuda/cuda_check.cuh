@@ -31,7 +31,7 @@ namespace gbcuda::detail::cuda {
 
 namespace gbcuda::detail::cuda {
 
-// The library's stream: every kernel, copy, fill and CUB call of the CUDA backend goes there.
+// The calling thread's stream: every kernel, copy, fill and CUB call of the CUDA backend goes there.
 inline cudaStream_t stream() { return static_cast<cudaStream_t>(library_stream()); }
 
 inline constexpr int kBlock = 256;
@@ -77,7 +77,7 @@ __device__ __forceinline__ void block_count_add(long long local, C* total) {
 }
 
 // Runs a CUB device algorithm with the usual two calls: `f(temp, bytes)` first sizes the
-// temporary storage, then runs with it, on the library stream (f passes stream() to CUB). The
+// temporary storage, then runs with it, on the thread's stream (f passes stream() to CUB). The
 // temporary storage comes from the caller's Scratch scope.
 template <class F>
 void run_cub(Scratch& scratch, F&& f) {

@@ -2,7 +2,10 @@
 // Array<T>: an owning, contiguous, uninitialised buffer in host or device memory.
 // The building block of Matrix and Vector storage; copies between backends are explicit.
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
+#include <new>
+#include <stdexcept>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -14,30 +17,53 @@ namespace gbcuda::detail {
 // Raw memory primitives (lib/core/memory.cpp). Device versions throw Error(NoDevice) in a
 // build without CUDA and Error(OutOfMemory) naming the bytes asked for and free.
 //
-// Device work is enqueued on the library's one stream (library_stream()) and returns without
-// waiting: allocations and frees are stream-ordered (the device's memory pool), fills and copies
-// into device memory are asynchronous (the source of a host-to-device copy may be reused at once).
-// The host waits only where it must: a copy into host memory completes before copy_bytes
-// returns, and synchronize() waits for everything queued. Both are counted (host_waits()).
+// Device work is enqueued on the calling host thread's stream (library_stream()) and returns
+// without waiting: allocations and frees are stream-ordered (the device's memory pool), fills and
+// copies into device memory are asynchronous (the source of a host-to-device copy may be reused at
+// once). The host waits only where it must: a copy into host memory completes before copy_bytes
+// returns, and synchronize() waits for everything this thread queued. Both are counted
+// (host_waits()). Objects passed between threads order their device work with StreamUse
+// (stream_use.hpp).
 void* allocate_bytes(std::size_t bytes, Backend where);
 void free_bytes(void* p, Backend where) noexcept;
 void copy_bytes(void* dst, Backend dst_where, const void* src, Backend src_where, std::size_t bytes);
 void fill_bytes(void* dst, Backend where, int value, std::size_t bytes);
-// Blocks until all device work queued so far is done (no-op for the host).
+// Blocks until all device work this thread queued so far is done (no-op for the host).
 void synchronize(Backend where);
-// The cudaStream_t every device operation of the library runs on (created on first use; it
-// synchronises with the legacy default stream like any blocking stream). nullptr without CUDA.
+// The cudaStream_t the calling host thread's device operations run on: one per thread, created
+// on the thread's first use (or reused from a thread that ended) and never destroyed; it
+// synchronises with the legacy default stream like any blocking stream. nullptr without CUDA.
 void* library_stream();
 // Counted host waits, for waits the library makes outside copy_bytes/synchronize (e.g. on an
 // event).
 void note_synchronization() noexcept;
+// Fault injection, for tests: after `successes` more allocations on the calling thread succeed
+// (allocate_bytes, host and device), the next one fails with Error(OutOfMemory); negative turns
+// it off (the default). injected_allocation_failure() counts one allocation against it and says
+// whether that one fails; a test's replacement of operator new may call it too.
+void set_allocation_failure(std::int64_t successes) noexcept;
+bool injected_allocation_failure() noexcept;
 // Counts an operation on the CUDA backend that ran on host copies (gbcuda::host_fallbacks()).
 void note_host_fallback() noexcept;
+
+// Error(OutOfMemory) for a host allocation of `bytes` that failed (std::bad_alloc, or a size
+// past what the allocator takes).
+[[noreturn]] void throw_host_out_of_memory(std::size_t bytes);
+// std::vector<T>(n, fill), with failure reported as Error(OutOfMemory) naming the bytes.
+template <class T>
+std::vector<T> host_vector(std::size_t n, const T& fill = T{}) {
+  try {
+    return std::vector<T>(n, fill);
+  } catch (const std::bad_alloc&) {
+  } catch (const std::length_error&) {
+  }
+  throw_host_out_of_memory(n > SIZE_MAX / sizeof(T) ? SIZE_MAX : n * sizeof(T));
+}
 
 // Device scratch memory for the temporaries of one operation (masks, counters, CUB's temporary
 // storage, ...): take() hands out pieces in order, and the scope gives them all back when it
 // ends. The next operation reuses the same memory without waiting, because everything that
-// touches it runs in order on the library stream. The memory is kept (per host thread) at its
+// touches it runs in order on the thread's stream. The memory is kept (per host thread) at its
 // largest use so far. Scopes nest; a piece must not outlive its scope.
 class Scratch {
  public:

@@ -12,7 +12,7 @@
 //   * t is left in the backend's memory, in whatever form suits the primitive; on the CUDA
 //     backend its count may stay in device memory (VectorStore::count_on_device) and a Sparse
 //     t's arrays may be longer than its count.
-// CUDA primitives enqueue their work on the library stream and return without waiting; a view's
+// CUDA primitives enqueue their work on the calling thread's stream and return without waiting; a view's
 // count may be in device memory (VecView::count()), which only kernels read.
 #include <type_traits>
 
@@ -69,10 +69,6 @@ namespace gbcuda::detail {
 //   void mask_bitmap(std::uint8_t* out, const VecView<M>& mask, bool structural);
 
 // ---- which combinations the CUDA backend instantiates --------------------------------------
-template <class T>
-inline constexpr bool is_value_type_v =
-    std::is_same_v<T, bool> || std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t> ||
-    std::is_same_v<T, float> || std::is_same_v<T, double>;
 template <class T>
 inline constexpr bool is_arith_type_v = is_value_type_v<T> && !std::is_same_v<T, bool>;
 

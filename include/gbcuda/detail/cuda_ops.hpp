@@ -2,7 +2,7 @@
 // Declarations of the CUDA backend's primitives (see backend_ops.hpp for their contract).
 // Definitions: lib/cuda/*.cu and lib/cuda/product/, explicitly instantiated for the combinations
 // that cuda_supports_*() accept. Only called when GBCUDA_HAVE_CUDA. Every primitive enqueues its
-// work on the library stream and returns without waiting for the device.
+// work on the calling thread's stream and returns without waiting for the device.
 #include "gbcuda/detail/backend_ops.hpp"
 #include "gbcuda/detail/product_policy.hpp"
 

@@ -305,6 +305,15 @@ void scatter(VectorStore<typename S::value_type>& t, const MaskView& m, const S&
   const Index n = cols.ncols;
   util::reset(t, n);
   std::uint8_t* bm = util::claim_map(n);
+  // The map must go back zeroed also when an allocation below fails half-way.
+  struct ClaimMapReset {
+    std::uint8_t* bm;
+    Index n;
+    bool armed = true;
+    ~ClaimMapReset() {
+      if (armed) std::memset(bm, 0, static_cast<std::size_t>(n));
+    }
+  } reset_on_failure{bm, n};
   Array<Z> acc;  // other monoids: the sums, written only at claimed positions
   if constexpr (!any && !lor_bool) acc = util::host_array<Z>(n);
   auto term = [&](Index e, Index k, Offset p) -> Z {
@@ -341,6 +350,9 @@ void scatter(VectorStore<typename S::value_type>& t, const MaskView& m, const S&
                                             return cols.row_ptr[k + 1] - cols.row_ptr[k];
                                           }) > util::kParallelMinEdges;
     if (parallel) {
+      // An exception must not leave an OpenMP region: a thread whose list cannot grow notes it,
+      // and the failure is thrown once the region has ended.
+      std::atomic<bool> out_of_memory{false};
       GBCUDA_HOST_OMP(omp parallel) {
 #if defined(_OPENMP)
         const auto me = static_cast<std::size_t>(omp_get_thread_num());
@@ -348,8 +360,16 @@ void scatter(VectorStore<typename S::value_type>& t, const MaskView& m, const S&
         const std::size_t me = 0;
 #endif
         GBCUDA_HOST_OMP(omp for schedule(dynamic, 64))
-        for (Index e = 0; e < u.nvals; ++e) visit(e, me);
+        for (Index e = 0; e < u.nvals; ++e) {
+          if (out_of_memory.load(std::memory_order_relaxed)) continue;
+          try {
+            visit(e, me);
+          } catch (...) {
+            out_of_memory.store(true, std::memory_order_relaxed);
+          }
+        }
       }
+      if (out_of_memory.load()) throw_out_of_memory_in("a push (scatter)");
     } else {
       for (Index e = 0; e < u.nvals; ++e) visit(e, 0);
     }
@@ -394,6 +414,7 @@ void scatter(VectorStore<typename S::value_type>& t, const MaskView& m, const S&
       }
     for (const auto& c : claimed)
       for (Vid j : c) bm[j] = 0;  // the map goes back zeroed
+    reset_on_failure.armed = false;
     t.jumbled = !util::strictly_sorted(t.indices.data(), count);
     return;
   }
@@ -412,6 +433,7 @@ void scatter(VectorStore<typename S::value_type>& t, const MaskView& m, const S&
                          }
                        });
   std::memset(bm, 0, static_cast<std::size_t>(n));
+  reset_on_failure.armed = false;
 }
 
 // ---- merge: w<m> = accum(w, t) --------------------------------------------------------------
@@ -538,10 +560,12 @@ void merge_scalar(VectorStore<T>& w, const MaskView& m, const Accum& accum, T s,
           ++a;
         }
       }
+      Array<Vid> idx = util::to_array(oi);  // everything allocated before w changes
+      Array<T> vals = util::to_array(ov);
       util::reset(w, n);
       w.nvals = static_cast<Index>(oi.size());
-      w.indices = util::to_array(oi);
-      w.values = util::to_array(ov);
+      w.indices = std::move(idx);
+      w.values = std::move(vals);
       return;
     }
     const bool w_dense = w.form == VectorForm::Dense;

@@ -20,9 +20,11 @@
 //   write(pos, v, payload)      the output's slot pos
 //   pull_candidates(w) / pull_hit(u, term) / pull_commit(w, found, unreachable)   the pull's word of
 //                               32 outputs (kLaneCandidates: a lane may ask for its own word)
+#include <atomic>
 #include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 
 #include "cuda/cuda_check.cuh"
 #include "cuda/product/product.hpp"
@@ -521,10 +523,15 @@ std::size_t static_smem_bytes(Kernel* kernel) {
 // far (`raised`: a static per kernel at the call site, starting at 0: the default allowance is
 // 48 KB less the kernel's static shared memory, so no size is assumed to fit without asking).
 template <class Kernel>
-void allow_dynamic_smem(Kernel* kernel, std::size_t bytes, std::size_t& raised) {
-  if (bytes <= raised) return;
+void allow_dynamic_smem(Kernel* kernel, std::size_t bytes, std::atomic<std::size_t>& raised) {
+  // The attribute is the process's, not the thread's: it only ever rises, under one lock, so a
+  // thread that needs less never lowers it under one that launched with more.
+  if (bytes <= raised.load(std::memory_order_acquire)) return;
+  static std::mutex mu;
+  std::lock_guard lock(mu);
+  if (bytes <= raised.load(std::memory_order_relaxed)) return;
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-  raised = bytes;
+  raised.store(bytes, std::memory_order_release);
 }
 
 // May wide pushes claim without reading the claim bit first (WideLevel::blind_claims)? Only

@@ -224,7 +224,7 @@ FusedLaunch fused_launch(const Capacities& caps, int sms) {
   CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   l.smem = fused_queue_smem_bytes(caps);
   if (l.smem + static_smem_bytes(fused_kernel) + 1024 > std::size_t(optin)) return l;
-  static thread_local std::size_t raised = 0;
+  static std::atomic<std::size_t> raised{0};
   allow_dynamic_smem(fused_kernel, l.smem, raised);
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fused_kernel, kThreads, l.smem));
   l.blocks = per_sm * sms;

@@ -282,7 +282,7 @@ const DeviceFacts& device_facts() {
 // occupancy query runs once per kernel and size.
 template <class Z, OutValue K>
 int product_blocks(std::size_t smem, int sms) {
-  static thread_local std::size_t raised = 0;
+  static std::atomic<std::size_t> raised{0};
   static thread_local std::size_t known_smem = 0;
   static thread_local int known_blocks = 0;
   if (known_blocks > 0 && known_smem == smem) return known_blocks;
