@@ -178,7 +178,7 @@ struct OwnOut {
 };
 
 // Products and caches of the shared matrix S: out- and in-degrees (S.out_degrees(), S * 1, 1' * S),
-// y = S x and z = x' S over PLUS_TIMES for a dense and a sparse x.
+// y = S x and z = x' S over PLUS_TIMES for a dense and a sparse x, symmetry, S', S + S'.
 struct SharedOut {
   BfsOut bfs, example_bfs;
   std::vector<Index> out_degrees, in_degrees;
@@ -186,6 +186,7 @@ struct SharedOut {
   std::vector<double> y_dense, z_dense, y_sparse, z_sparse;
   bool symmetric = false;
   Index transpose_nvals = 0;
+  Index symmetrized_nvals = 0;  // S + S'
 };
 
 gbcuda::BfsOptions bfs_options(Backend b, int variant) {
@@ -261,6 +262,7 @@ void shared_caches(const Matrix<bool>& S, Backend b, SharedOut& out) {
     (void)S.csr(Backend::Cuda);
   }
   out.out_degrees = S.out_degrees();
+  out.symmetrized_nvals = S.symmetrized().nvals();
 }
 
 // The shared matrix's steps, each a first use of some cache when it runs first.
@@ -309,6 +311,7 @@ struct SharedReference {
   std::vector<double> y_dense, z_dense, y_sparse, z_sparse;
   bool symmetric = false;
   Index nvals = 0;
+  Index symmetrized_nvals = 0;
 };
 
 OwnReference own_reference(int t, int r, Backend b) {
@@ -358,13 +361,13 @@ SharedReference shared_reference(int r, Backend b) {
       if (i % 61 == 0) ref.z_sparse[std::size_t(j)] += double(i % 7 + 1);
       cols_of[std::size_t(i)].push_back(j);
     }
-  ref.symmetric = true;
-  for (Index i = 0; i < n && ref.symmetric; ++i)
+  // Entries (i, j) of S without (j, i): S is symmetric when there are none, and S + S' has them twice.
+  Index one_way = 0;
+  for (Index i = 0; i < n; ++i)
     for (Index j : cols_of[std::size_t(i)])
-      if (!std::binary_search(cols_of[std::size_t(j)].begin(), cols_of[std::size_t(j)].end(), i)) {
-        ref.symmetric = false;
-        break;
-      }
+      if (!std::binary_search(cols_of[std::size_t(j)].begin(), cols_of[std::size_t(j)].end(), i)) ++one_way;
+  ref.symmetric = one_way == 0;
+  ref.symmetrized_nvals = ref.nvals + one_way;
   for (int t = 0; t < kThreads; ++t) {
     ref.sources.push_back(source_from(S, Index(t * 499 + r) % n));
     const BfsOut levels = run_bfs(S, ref.sources.back(), b, t);
@@ -462,6 +465,7 @@ TEST_P(Threads, ManyAlgorithms) {
       EXPECT_EQ(difference(s.z_sparse, sref.z_sparse), "") << "shared graph, x' S (sparse x)";
       EXPECT_EQ(s.symmetric, sref.symmetric) << "shared graph, is_symmetric_structure()";
       EXPECT_EQ(s.transpose_nvals, sref.nvals) << "shared graph, transpose()";
+      EXPECT_EQ(s.symmetrized_nvals, sref.symmetrized_nvals) << "shared graph, symmetrized()";
     }
   }
 }
