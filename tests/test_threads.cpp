@@ -34,6 +34,7 @@
 #include <optional>
 #include <queue>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <type_traits>
@@ -381,20 +382,36 @@ SharedReference shared_reference(int r, Backend b) {
 
 std::vector<std::int64_t> as_int64(const std::vector<Index>& v) { return {v.begin(), v.end()}; }
 
-// Runs f(i) on n threads that start together (a latch), and returns what each threw ("" if nothing).
-std::vector<std::string> run_together(int n, const std::function<void(int, std::latch&)>& f) {
+// What f threw ("" if nothing): no exception may leave a worker thread (std::terminate), and a
+// main thread that throws must still release and join its workers.
+template <class F>
+std::string attempt(F&& f) {
+  try {
+    f();
+    return "";
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "an exception that is not a std::exception";
+  }
+}
+
+// Runs f(i, start) on n threads, where start() waits until every thread has called it (a latch),
+// and returns what each threw ("" if nothing). A thread that throws before start() still counts
+// as arrived, so the others do not wait for it forever.
+std::vector<std::string> run_together(int n, const std::function<void(int, const std::function<void()>&)>& f) {
   std::vector<std::string> errors(static_cast<std::size_t>(n));
-  std::latch start(n);
+  std::latch go(n);
   std::vector<std::thread> threads;
   for (int i = 0; i < n; ++i)
     threads.emplace_back([&, i] {
-      try {
-        f(i, start);
-      } catch (const std::exception& e) {
-        errors[std::size_t(i)] = e.what();
-      } catch (...) {
-        errors[std::size_t(i)] = "an exception that is not a std::exception";
-      }
+      bool arrived = false;
+      const std::function<void()> start = [&] {
+        arrived = true;
+        go.arrive_and_wait();
+      };
+      errors[std::size_t(i)] = attempt([&] { f(i, start); });
+      if (!arrived) go.count_down();
     });
   for (auto& th : threads) th.join();
   return errors;
@@ -421,14 +438,14 @@ TEST_P(Threads, ManyAlgorithms) {
     const Matrix<bool> S = shared_graph(r, b);  // fresh: no cache built yet
     std::vector<OwnOut> own(kThreads);
     std::vector<SharedOut> shared(kThreads);
-    const std::vector<std::string> errors = run_together(kThreads, [&](int t, std::latch& start) {
+    const std::vector<std::string> errors = run_together(kThreads, [&](int t, const std::function<void()>& start) {
       const Matrix<bool> G = own_graph(t, r, b);
       auto mine = own_steps(G, t, r, oref[std::size_t(t)].source, b, own[std::size_t(t)]);
       auto ours = shared_steps(S, sref.sources[std::size_t(t)], b, t, shared[std::size_t(t)]);
       // Each thread starts with a different shared step (the first use of different caches), then
       // alternates with its own work.
       std::rotate(ours.begin(), ours.begin() + t % ours.size(), ours.end());
-      start.arrive_and_wait();
+      start();
       for (std::size_t k = 0; k < std::max(mine.size(), ours.size()); ++k) {
         if (k < ours.size()) ours[k]();
         if (k < mine.size()) mine[k]();
@@ -490,6 +507,15 @@ std::string check_all(const Vector<double>& v, double value) {
   return "";
 }
 
+// Fails a promise that is not yet satisfied (so that whoever waits on it sees the problem).
+template <class T>
+void fail(std::promise<T>& p, const std::string& problem) {
+  try {
+    p.set_exception(std::make_exception_ptr(std::runtime_error(problem)));
+  } catch (const std::future_error&) {  // it was satisfied
+  }
+}
+
 TEST_P(Threads, HandedBetweenThreads) {
   using namespace gbcuda;
   const Backend b = GetParam();
@@ -498,51 +524,66 @@ TEST_P(Threads, HandedBetweenThreads) {
   Vector<double> v(len, b);
   fill_by_steps(v, 3.0);
 
-  // A worker reads it (a product input, a reduce) and writes it, then ends; only join() orders it.
+  // A worker reads it (a reduce) and writes it, then ends; only join() orders it with what follows.
   double seen_sum = 0;
+  std::string first_problem;
   std::thread first([&] {
-    seen_sum = reduce(PlusMonoid<double>{}, v);
-    apply(v, no_mask, no_accum, bind_second(Times<double>{}, 2.0), v);  // 6
-    apply(v, no_mask, no_accum, bind_second(Plus<double>{}, 1.0), v);   // 7
+    first_problem = attempt([&] {
+      seen_sum = reduce(PlusMonoid<double>{}, v);
+      apply(v, no_mask, no_accum, bind_second(Times<double>{}, 2.0), v);  // 6
+      apply(v, no_mask, no_accum, bind_second(Plus<double>{}, 1.0), v);   // 7
+    });
   });
   first.join();
+  ASSERT_EQ(first_problem, "");
   EXPECT_EQ(seen_sum, 3.0 * double(len));
   EXPECT_EQ(check_all(v, 7.0), "");  // reads what the worker enqueued
 
-  // Back and forth with a worker that stays alive, through promises: the main thread enqueues,
-  // hands over; the worker enqueues, hands back; nobody waits for the GPU in between.
-  const Matrix<bool> M = gbtest::random_graph({3000, 6.0, true, false, false, 0.0, 5});  // fresh
-  std::promise<Vector<double>> to_worker, to_main;
-  std::promise<Vector<double>> product_done;
-  std::thread second([&] {
-    Vector<double> w = to_worker.get_future().get();
-    apply(w, no_mask, no_accum, bind_second(Minus<double>{}, 2.0), w);  // 5
-    // M's first use is here (its device copy and transpose are made on this thread).
-    Vector<double> x = Vector<double>::full(M.ncols(), 1.0, w.backend());
-    Vector<double> y(M.nrows(), w.backend());
-    vxm(y, no_mask, no_accum, PlusTimes<double>{}, x, M);  // the in-degrees
-    product_done.set_value(std::move(y));
-    apply(w, no_mask, no_accum, bind_second(Times<double>{}, 3.0), w);  // 15
-    to_main.set_value(std::move(w));
-  });
+  // Handed to a worker that stays alive and back, through promises: the main thread enqueues and
+  // hands over; the worker enqueues and hands back; nobody waits for the GPU in between. A matrix
+  // is used first on the worker (its device copy and transpose are made there), then here.
+  const Matrix<bool> M = gbtest::random_graph({3000, 6.0, true, false, false, 0.0, 5});
+  std::promise<Vector<double>> to_worker, to_main, product_done;
   apply(v, no_mask, no_accum, bind_second(Minus<double>{}, 0.0), v);  // still 7, enqueued
   to_worker.set_value(std::move(v));
-  Vector<double> in_deg = product_done.get_future().get();
-  Vector<double> back = to_main.get_future().get();
-  // Read here while the worker may still be alive (it ends after set_value).
-  EXPECT_EQ(check_all(back, 15.0), "");
-  // M's caches, built by the worker, used here.
-  Vector<double> x = Vector<double>::full(M.nrows(), 1.0, b);
-  Vector<double> out_deg(M.nrows(), b), in_deg_here(M.ncols(), b);
-  mxv(out_deg, no_mask, no_accum, PlusTimes<double>{}, M, x);
-  vxm(in_deg_here, no_mask, no_accum, PlusTimes<double>{}, x, M);
+  std::string second_problem;
+  std::thread second([&] {
+    second_problem = attempt([&] {
+      Vector<double> w = to_worker.get_future().get();
+      apply(w, no_mask, no_accum, bind_second(Minus<double>{}, 2.0), w);  // 5
+      Vector<double> x = Vector<double>::full(M.ncols(), 1.0, w.backend());
+      Vector<double> y(M.nrows(), w.backend());
+      vxm(y, no_mask, no_accum, PlusTimes<double>{}, x, M);  // the in-degrees
+      product_done.set_value(std::move(y));
+      apply(w, no_mask, no_accum, bind_second(Times<double>{}, 3.0), w);  // 15
+      to_main.set_value(std::move(w));
+    });
+    fail(product_done, second_problem);
+    fail(to_main, second_problem);
+  });
+  std::vector<double> in_deg, out_deg_here, in_deg_here;
+  const std::string main_problem = attempt([&] {
+    Vector<double> y = product_done.get_future().get();
+    Vector<double> back = to_main.get_future().get();
+    // Read here while the worker may still be alive.
+    EXPECT_EQ(check_all(back, 15.0), "");
+    in_deg = y.to_dense_vector(0.0);
+    Vector<double> x = Vector<double>::full(M.nrows(), 1.0, b);
+    Vector<double> out_deg(M.nrows(), b), in_deg2(M.ncols(), b);
+    mxv(out_deg, no_mask, no_accum, PlusTimes<double>{}, M, x);
+    vxm(in_deg2, no_mask, no_accum, PlusTimes<double>{}, x, M);
+    out_deg_here = out_deg.to_dense_vector(0.0);
+    in_deg_here = in_deg2.to_dense_vector(0.0);
+  });
   second.join();
+  ASSERT_EQ(second_problem, "");
+  ASSERT_EQ(main_problem, "");
   std::vector<double> expected_out, expected_in;
   for (Index d : M.out_degrees()) expected_out.push_back(double(d));
   for (Index d : M.in_degrees()) expected_in.push_back(double(d));
-  EXPECT_EQ(difference(in_deg.to_dense_vector(0.0), expected_in), "") << "product on the worker";
-  EXPECT_EQ(difference(out_deg.to_dense_vector(0.0), expected_out), "") << "M x on the main thread";
-  EXPECT_EQ(difference(in_deg_here.to_dense_vector(0.0), expected_in), "") << "x' M on the main thread";
+  EXPECT_EQ(difference(in_deg, expected_in), "") << "x' M on the worker";
+  EXPECT_EQ(difference(out_deg_here, expected_out), "") << "M x on the main thread";
+  EXPECT_EQ(difference(in_deg_here, expected_in), "") << "x' M on the main thread";
 }
 
 TEST_P(Threads, DestroyedOnAnotherThread) {
@@ -554,11 +595,15 @@ TEST_P(Threads, DestroyedOnAnotherThread) {
     // Written by a worker that has ended, destroyed here, then memory of the same size taken here.
     {
       std::optional<Vector<double>> v;
+      std::string worker_problem;
       std::thread writer([&] {
-        v.emplace(len, b);
-        fill_by_steps(*v, 5.0);
+        worker_problem = attempt([&] {
+          v.emplace(len, b);
+          fill_by_steps(*v, 5.0);
+        });
       });
       writer.join();
+      ASSERT_EQ(worker_problem, "");
       v.reset();
       Vector<double> next(len, b);
       fill_by_steps(next, 9.0);
@@ -570,21 +615,28 @@ TEST_P(Threads, DestroyedOnAnotherThread) {
       std::promise<void> finish;
       std::string worker_problem;
       std::thread writer([&] {
-        Vector<double> v(len, b);
-        fill_by_steps(v, 5.0);
-        handed.set_value(std::move(v));
-        Vector<double> own(len, b);
-        fill_by_steps(own, 11.0);
-        worker_problem = check_all(own, 11.0);
+        worker_problem = attempt([&] {
+          Vector<double> v(len, b);
+          fill_by_steps(v, 5.0);
+          handed.set_value(std::move(v));
+          Vector<double> own(len, b);
+          fill_by_steps(own, 11.0);
+          const std::string wrong = check_all(own, 11.0);
+          if (!wrong.empty()) throw std::runtime_error("the writer's next vector: " + wrong);
+        });
+        fail(handed, worker_problem);
         finish.get_future().wait();
       });
-      { Vector<double> v = handed.get_future().get(); }  // destroyed here
-      Vector<double> next(len, b);
-      fill_by_steps(next, 9.0);
-      EXPECT_EQ(check_all(next, 9.0), "") << "after destroying the live writer's vector";
+      const std::string main_problem = attempt([&] {
+        { Vector<double> v = handed.get_future().get(); }  // destroyed here
+        Vector<double> next(len, b);
+        fill_by_steps(next, 9.0);
+        EXPECT_EQ(check_all(next, 9.0), "") << "after destroying the live writer's vector";
+      });
       finish.set_value();
       writer.join();
-      EXPECT_EQ(worker_problem, "") << "the writer's next vector";
+      EXPECT_EQ(worker_problem, "");
+      EXPECT_EQ(main_problem, "");
     }
     // Written here, destroyed by a worker, which then makes its own.
     {
@@ -592,10 +644,13 @@ TEST_P(Threads, DestroyedOnAnotherThread) {
       fill_by_steps(v, 5.0);
       std::string worker_problem;
       std::thread destroyer([&, v = std::move(v)]() mutable {
-        { Vector<double> dead = std::move(v); }
-        Vector<double> next(len, b);
-        fill_by_steps(next, 13.0);
-        worker_problem = check_all(next, 13.0);
+        worker_problem = attempt([&] {
+          { Vector<double> dead = std::move(v); }
+          Vector<double> next(len, b);
+          fill_by_steps(next, 13.0);
+          const std::string wrong = check_all(next, 13.0);
+          if (!wrong.empty()) throw std::runtime_error(wrong);
+        });
       });
       destroyer.join();
       EXPECT_EQ(worker_problem, "") << "after destroying the main thread's vector on a worker";
