@@ -18,7 +18,7 @@ FUZZ_SECONDS ?= 60
 CLANG_FORMAT ?= clang-format
 FORMAT_DIRS := apps include lib tests
 
-.PHONY: all deps configure build run test sanitize fuzz bench algebra-bench format clean
+.PHONY: all deps configure build run test sanitize sanitize-address sanitize-thread fuzz bench algebra-bench format clean
 
 all: build
 
@@ -42,13 +42,36 @@ run: build
 test: build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j$(TEST_JOBS) --timeout $(TEST_TIMEOUT)
 
-# The host-only build under AddressSanitizer and UndefinedBehaviorSanitizer, then every test: any
-# report fails the test that made it (CI runs this after make test). A failed allocation returns
-# null, as without the sanitizer, so the out-of-memory tests see the library report it.
-sanitize:
+# The host-only build under the sanitizers (CI runs this after make test); any report fails the
+# test that made it. A failed allocation returns null, as without the sanitizers, so the
+# out-of-memory tests see the library report it.
+sanitize: sanitize-address sanitize-thread
+
+# AddressSanitizer and UndefinedBehaviorSanitizer (build-sanitize/), every test.
+sanitize-address:
 	ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  $(MAKE) test BUILD_DIR=build-sanitize \
 	  CMAKE_ARGS="-DGBCUDA_CUDA=OFF -DGBCUDA_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_ARGS)"
+
+# ThreadSanitizer (build-tsan/): the tests labelled "threads" (tests/CMakeLists.txt: test_threads,
+# test_ops and a few more; only they are built). With clang, so that OpenMP is LLVM's libomp: its
+# Archer tool (libarcher, loaded by libomp itself in a program built with TSan) tells TSan how
+# OpenMP orders things (fork, join, barriers, reductions), so the parallel loops are checked too.
+# GCC's libgomp is not instrumented: TSan would report every parallel loop's workers as racing
+# (OMP_NUM_THREADS=1 would silence that, but then no OpenMP region would be checked). Archer asks
+# for ignore_noninstrumented_modules=1 (libomp's own accesses are not reported). GraphBLAS, the
+# tests' reference, is bound to libomp's GOMP_* entry points, so it runs on the same runtime. A
+# program that reported exits with 66, failing its test. Needs clang, its TSan runtime and libomp
+# (scripts/debian-fuzz-tools.txt, which make fuzz needs too).
+sanitize-thread:
+ifeq ($(NO_DEPS),)
+	scripts/install-deps.sh scripts/debian-build-tools.txt scripts/debian-packages.txt scripts/debian-fuzz-tools.txt
+endif
+	cmake -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DGBCUDA_CUDA=OFF \
+	  -DGBCUDA_SANITIZE=thread -DGBCUDA_APPS=OFF -DGBCUDA_EXAMPLES=OFF $(CMAKE_ARGS)
+	cmake --build build-tsan -j$(JOBS) --target threads_tests
+	TSAN_OPTIONS="ignore_noninstrumented_modules=1 allocator_may_return_null=1 second_deadlock_stack=1" \
+	  ctest --test-dir build-tsan -L threads --output-on-failure -j$(TEST_JOBS) --timeout $(TEST_TIMEOUT)
 
 # The readers' fuzz target (tests/fuzz): a host-only clang build with libFuzzer, ASan and UBSan in
 # build-fuzz/, fuzzing from the seed corpus for FUZZ_SECONDS; any crash or report fails (CI runs
