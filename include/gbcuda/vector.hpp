@@ -259,7 +259,7 @@ class Vector {
     if (s_.where == Backend::Cuda) use_.before_write();
     return s_;
   }
-  void note_created() noexcept {
+  void note_created() {
     if (s_.where == Backend::Cuda) use_.wrote();
   }
   detail::VectorStore<T> s_;

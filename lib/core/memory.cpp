@@ -78,6 +78,7 @@ cudaStream_t take_stream() {
     pool.idle.pop_back();
     return s;
   }
+  pool.all.reserve(pool.all.size() + 1);  // may throw, before a stream exists
   cudaStream_t s = nullptr;
   if (cudaStreamCreateWithFlags(&s, cudaStreamDefault) != cudaSuccess) {
     cudaGetLastError();
@@ -140,9 +141,9 @@ void wait_for_every_stream(cudaStream_t waiter) {
 void* library_stream() {
 #if GBCUDA_HAVE_CUDA
   if (!t_stream_taken) {
-    t_stream_taken = true;
     (void)&t_resources;  // constructs it, so that the thread gives the stream back when it ends
     t_stream = take_stream();
+    t_stream_taken = true;
   }
   return t_stream;
 #else
@@ -176,7 +177,7 @@ void StreamUse::take(StreamUse& o) noexcept {
   overflow_ = std::exchange(o.overflow_, false);
 }
 
-void StreamUse::wrote() noexcept {
+void StreamUse::wrote() {
   writer_.store(library_stream(), std::memory_order_release);
   if (has_readers_.load(std::memory_order_relaxed)) {
     for (void*& r : readers_) r = nullptr;
@@ -307,7 +308,12 @@ void free_bytes(void* p, Backend where) noexcept {
     return;
   }
 #if GBCUDA_HAVE_CUDA
-  if (cudaFreeAsync(p, stream()) != cudaSuccess) cudaGetLastError();  // at exit the runtime may be gone
+  cudaStream_t s = nullptr;  // a thread whose first use this is may find no memory for its stream:
+  try {                      // then the legacy stream, which waits for all the others
+    s = stream();
+  } catch (...) {
+  }
+  if (cudaFreeAsync(p, s) != cudaSuccess) cudaGetLastError();  // at exit the runtime may be gone
 #endif
 }
 

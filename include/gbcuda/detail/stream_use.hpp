@@ -28,7 +28,8 @@ class StreamUse {
   }
 
   // The calling thread's stream has just written the object (created or replaced its memory).
-  void wrote() noexcept;
+  // Throws only where the thread's first use of the GPU cannot get memory for its stream.
+  void wrote();
   // Before the calling thread reads the object's device memory. Safe from many threads at once.
   void before_read() const;
   // Before the calling thread writes or frees the object's device memory (one thread at a time,
