@@ -381,6 +381,43 @@ TEST_P(FailureTest, MatrixOperationsKeepTheirOutputOnFailure) {
       [&](Matrix<double>& C) { gbcuda::mxm(C, A, gbcuda::no_accum, gbcuda::PlusTimes<double>{}, A, A, desc::S, b()); });
 }
 
+// extract_tuples fills the caller's lists whole or not at all.
+TEST_P(FailureTest, ExtractTuplesKeepsItsListsOnFailure) {
+  Rng rng(13);
+  const Coo<double> a0 = random_matrix<double>(rng, 150, 150, 4.0);
+  const Matrix<double> A = gb_matrix(a0);
+  if (b() == Backend::Cuda) A.csr(Backend::Cuda);
+  const Vector<double> u = gb_vector(random_tuples<double>(rng, 500, 0.3), b());
+  const std::vector<Index> old_idx = {7, 8, 9};
+  const std::vector<double> old_vals = {1.0, 2.0, 3.0};
+  int injected = 0;
+  for (int which = 0; which < 2; ++which) {
+    for (int k = 0; k < 200; ++k) {
+      std::vector<Index> rows = old_idx, cols = old_idx;
+      std::vector<double> vals = old_vals;
+      gbcuda::detail::set_allocation_failure(k);
+      try {
+        if (which == 0) gbcuda::extract_tuples(A, rows, cols, vals);
+        else u.extract_tuples(rows, vals);
+        gbcuda::detail::set_allocation_failure(-1);
+        EXPECT_EQ(vals.size(), which == 0 ? std::size_t(A.nvals()) : std::size_t(u.nvals()));
+        break;
+      } catch (const Error& e) {
+        gbcuda::detail::set_allocation_failure(-1);
+        ++injected;
+        EXPECT_EQ(e.status(), Status::OutOfMemory);
+      } catch (const std::bad_alloc&) {
+        gbcuda::detail::set_allocation_failure(-1);
+        ADD_FAILURE() << "a bare std::bad_alloc escaped";
+      }
+      ASSERT_EQ(rows, old_idx) << (which == 0 ? "matrix" : "vector") << ", failure at allocation " << k;
+      ASSERT_EQ(cols, old_idx);
+      ASSERT_EQ(vals, old_vals);
+    }
+  }
+  EXPECT_GT(injected, 2);
+}
+
 // ---- misuse ------------------------------------------------------------------------------------
 
 // A moved-from Vector is valid and empty: length 0, no entries, usable as an output again.

@@ -228,15 +228,17 @@ template <class T>
 void extract_tuples(const Matrix<T>& A, std::vector<Index>& rows, std::vector<Index>& cols, std::vector<T>& vals) try {
   const Csr<T>& a = A.csr(Backend::Host);
   const auto nnz = static_cast<std::size_t>(a.nvals());
-  rows.resize(nnz);
-  cols.resize(nnz);
-  vals.resize(nnz);
+  std::vector<Index> r(nnz), c(nnz);  // all three made, then handed over: a failure changes none
+  std::vector<T> x(nnz);
   for (Index i = 0; i < a.nrows; ++i)
     for (Offset p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
-      rows[std::size_t(p)] = i;
-      cols[std::size_t(p)] = a.col_idx[p];
-      vals[std::size_t(p)] = a.is_iso() ? a.iso_value : a.values[p];
+      r[std::size_t(p)] = i;
+      c[std::size_t(p)] = a.col_idx[p];
+      x[std::size_t(p)] = a.is_iso() ? a.iso_value : a.values[p];
     }
+  rows.swap(r);
+  cols.swap(c);
+  vals.swap(x);
 } catch (const std::bad_alloc&) {
   detail::throw_out_of_memory_in("extract_tuples");
 }

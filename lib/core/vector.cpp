@@ -284,8 +284,10 @@ void Vector<T>::extract_tuples(std::vector<Index>& idx, std::vector<T>& vals) co
   detail::VectorStore<T> h = read().clone(Backend::Host);
   detail::convert_form(h, VectorForm::Sparse);
   detail::sort_indices(h);
-  idx.assign(h.indices.begin(), h.indices.begin() + h.nvals);
-  vals.assign(h.values.begin(), h.values.begin() + h.nvals);
+  std::vector<Index> i(h.indices.begin(), h.indices.begin() + h.nvals);  // both made, then handed over
+  std::vector<T> v(h.values.begin(), h.values.begin() + h.nvals);
+  idx.swap(i);
+  vals.swap(v);
 } catch (const std::bad_alloc&) {
   detail::throw_out_of_memory_in("extract_tuples");
 }
