@@ -20,7 +20,9 @@
 
 // operator new counts against the library's injected-failure budget (set_allocation_failure), so
 // that the std::vector and std::string allocations inside operations fail too. (Its memory comes
-// from malloc, so its deletes free it: GCC cannot see that they pair.)
+// from malloc, so its deletes free it: GCC cannot see that they pair.) The nothrow forms are
+// replaced as well: std::stable_sort's buffer comes from new(nothrow) and goes back through the
+// plain delete, so under AddressSanitizer an unreplaced nothrow new would pair with our free().
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 void* operator new(std::size_t bytes) {
   if (gbcuda::detail::injected_allocation_failure()) throw std::bad_alloc();
@@ -28,6 +30,13 @@ void* operator new(std::size_t bytes) {
   throw std::bad_alloc();
 }
 void* operator new[](std::size_t bytes) { return ::operator new(bytes); }
+void* operator new(std::size_t bytes, const std::nothrow_t&) noexcept {
+  if (gbcuda::detail::injected_allocation_failure()) return nullptr;
+  return std::malloc(bytes == 0 ? 1 : bytes);
+}
+void* operator new[](std::size_t bytes, const std::nothrow_t& tag) noexcept { return ::operator new(bytes, tag); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete[](void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
