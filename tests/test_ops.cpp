@@ -908,7 +908,9 @@ TEST_P(OpsTest, ReduceAny) {
   for (int seed = 1; seed <= 3; ++seed) {
     Rng rng(std::uint64_t(seed) * 13);
     for (double density : {0.02, 0.4, 1.0}) {
-      Tuples<std::int64_t> u0 = random_tuples<std::int64_t>(rng, 5000, density);
+      // Values from 1: the identity (0) must not pass for an entry.
+      Tuples<std::int64_t> u0 =
+          random_tuples<std::int64_t>(rng, 5000, density, [](Rng& r) { return std::int64_t(r() % 20 + 1); });
       ASSERT_FALSE(u0.idx.empty());
       const std::int64_t got = gbcuda::reduce(gbcuda::AnyMonoid<std::int64_t>{}, gb_vector(u0, b()));
       EXPECT_NE(std::find(u0.vals.begin(), u0.vals.end(), got), u0.vals.end())

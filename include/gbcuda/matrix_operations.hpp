@@ -255,8 +255,10 @@ typename Monoid::value_type reduce(const Monoid& mon, const Matrix<T>& A, Backen
   using Z = typename Monoid::value_type;
   const Csr<T>& a = A.csr(where);
   if (a.is_iso()) {  // every value the same: fold it nnz times (a short loop by doubling)
-    Z acc = mon.identity(), x = Z(a.iso_value);
-    for (Index k = a.nvals(); k > 0; k >>= 1, x = mon(x, x))
+    if (a.nvals() == 0) return mon.identity();
+    // From the first term, not the identity (ANY(identity, x) may be the identity).
+    Z acc = Z(a.iso_value), x = acc;
+    for (Index k = a.nvals() - 1; k > 0; k >>= 1, x = mon(x, x))
       if (k & 1) acc = mon(acc, x);
     return acc;
   }
