@@ -145,7 +145,9 @@ void mxm(Matrix<TC>& C, const Matrix<TM>& M, const Accum&, const S& s, const Mat
   const Csr<TM>& m = M.csr(Backend::Host);
   const Csr<TA>& a = A.csr(Backend::Host);
   const Csr<TB>& bt = Bt.csr(Backend::Host);
-  std::vector<TC> vals(static_cast<std::size_t>(m.nvals()));
+  // An Array, not a std::vector: std::vector<bool> packs values into shared words, which the
+  // threads below would race on.
+  detail::Array<TC> vals(static_cast<std::size_t>(m.nvals()), Backend::Host);
   std::vector<std::uint8_t> has(static_cast<std::size_t>(m.nvals()));
 #pragma omp parallel for schedule(dynamic, 64)
   for (Index i = 0; i < m.nrows; ++i)

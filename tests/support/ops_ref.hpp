@@ -69,36 +69,70 @@ struct GMat {
 // Typed GraphBLAS entry points for the value types the tests use.
 template <class T>
 struct Grb;
-#define OPS_GRB_TRAITS(CT, SUFFIX)                                                                              \
-  template <>                                                                                                   \
-  struct Grb<CT> {                                                                                              \
-    static GrB_Type type() { return GrB_##SUFFIX; }                                                             \
-    static GrB_Info vbuild(GrB_Vector w, const GrB_Index* i, const CT* x, GrB_Index n, GrB_BinaryOp d) {        \
-      return GrB_Vector_build_##SUFFIX(w, i, x, n, d);                                                          \
-    }                                                                                                           \
-    static GrB_Info vextract(GrB_Index* i, CT* x, GrB_Index* n, GrB_Vector v) {                                 \
-      return GrB_Vector_extractTuples_##SUFFIX(i, x, n, v);                                                     \
-    }                                                                                                           \
-    static GrB_Info mbuild(GrB_Matrix a, const GrB_Index* i, const GrB_Index* j, const CT* x, GrB_Index n,      \
-                           GrB_BinaryOp d) {                                                                    \
-      return GrB_Matrix_build_##SUFFIX(a, i, j, x, n, d);                                                       \
-    }                                                                                                           \
-    static GrB_Info assign(GrB_Vector w, GrB_Vector m, GrB_BinaryOp acc, CT x, GrB_Index n, GrB_Descriptor d) { \
-      return GrB_Vector_assign_##SUFFIX(w, m, acc, x, GrB_ALL, n, d);                                           \
-    }                                                                                                           \
-    static GrB_Info assign_indexed(GrB_Vector w, GrB_Vector m, GrB_BinaryOp acc, CT x, const GrB_Index* i,      \
-                                   GrB_Index ni, GrB_Descriptor d) {                                            \
-      return GrB_Vector_assign_##SUFFIX(w, m, acc, x, i, ni, d);                                                \
-    }                                                                                                           \
-    static GrB_Info reduce(CT* s, GrB_Monoid mon, GrB_Vector u) {                                               \
-      return GrB_Vector_reduce_##SUFFIX(s, GrB_NULL, mon, u, GrB_NULL);                                         \
-    }                                                                                                           \
-    static GrB_BinaryOp plus() { return GrB_PLUS_##SUFFIX; }                                                    \
-    static GrB_BinaryOp times() { return GrB_TIMES_##SUFFIX; }                                                  \
-    static GrB_BinaryOp min() { return GrB_MIN_##SUFFIX; }                                                      \
-    static GrB_BinaryOp max() { return GrB_MAX_##SUFFIX; }                                                      \
-    static GrB_BinaryOp first() { return GrB_FIRST_##SUFFIX; }                                                  \
-    static GrB_BinaryOp second() { return GrB_SECOND_##SUFFIX; }                                                \
+#define OPS_GRB_TRAITS(CT, SUFFIX)                                                                                   \
+  template <>                                                                                                        \
+  struct Grb<CT> {                                                                                                   \
+    static GrB_Type type() { return GrB_##SUFFIX; }                                                                  \
+    static GrB_Info vbuild(GrB_Vector w, const GrB_Index* i, const CT* x, GrB_Index n, GrB_BinaryOp d) {             \
+      return GrB_Vector_build_##SUFFIX(w, i, x, n, d);                                                               \
+    }                                                                                                                \
+    static GrB_Info vextract(GrB_Index* i, CT* x, GrB_Index* n, GrB_Vector v) {                                      \
+      return GrB_Vector_extractTuples_##SUFFIX(i, x, n, v);                                                          \
+    }                                                                                                                \
+    static GrB_Info mbuild(GrB_Matrix a, const GrB_Index* i, const GrB_Index* j, const CT* x, GrB_Index n,           \
+                           GrB_BinaryOp d) {                                                                         \
+      return GrB_Matrix_build_##SUFFIX(a, i, j, x, n, d);                                                            \
+    }                                                                                                                \
+    static GrB_Info assign(GrB_Vector w, GrB_Vector m, GrB_BinaryOp acc, CT x, GrB_Index n, GrB_Descriptor d) {      \
+      return GrB_Vector_assign_##SUFFIX(w, m, acc, x, GrB_ALL, n, d);                                                \
+    }                                                                                                                \
+    static GrB_Info assign_indexed(GrB_Vector w, GrB_Vector m, GrB_BinaryOp acc, CT x, const GrB_Index* i,           \
+                                   GrB_Index ni, GrB_Descriptor d) {                                                 \
+      return GrB_Vector_assign_##SUFFIX(w, m, acc, x, i, ni, d);                                                     \
+    }                                                                                                                \
+    static GrB_Info reduce(CT* s, GrB_Monoid mon, GrB_Vector u) {                                                    \
+      return GrB_Vector_reduce_##SUFFIX(s, GrB_NULL, mon, u, GrB_NULL);                                              \
+    }                                                                                                                \
+    static GrB_Info mextract(GrB_Index* i, GrB_Index* j, CT* x, GrB_Index* n, GrB_Matrix a) {                        \
+      return GrB_Matrix_extractTuples_##SUFFIX(i, j, x, n, a);                                                       \
+    }                                                                                                                \
+    static GrB_Info set_element(GrB_Vector w, CT x, GrB_Index i) { return GrB_Vector_setElement_##SUFFIX(w, x, i); } \
+    static GrB_Info mset_element(GrB_Matrix a, CT x, GrB_Index i, GrB_Index j) {                                     \
+      return GrB_Matrix_setElement_##SUFFIX(a, x, i, j);                                                             \
+    }                                                                                                                \
+    static GrB_Info extract_element(CT* x, GrB_Vector w, GrB_Index i) {                                              \
+      return GrB_Vector_extractElement_##SUFFIX(x, w, i);                                                            \
+    }                                                                                                                \
+    static GrB_Info apply_first(GrB_Vector w, GrB_Vector m, GrB_BinaryOp acc, GrB_BinaryOp op, CT x, GrB_Vector u,   \
+                                GrB_Descriptor d) {                                                                  \
+      return GrB_Vector_apply_BinaryOp1st_##SUFFIX(w, m, acc, op, x, u, d);                                          \
+    }                                                                                                                \
+    static GrB_Info apply_second(GrB_Vector w, GrB_Vector m, GrB_BinaryOp acc, GrB_BinaryOp op, GrB_Vector u, CT y,  \
+                                 GrB_Descriptor d) {                                                                 \
+      return GrB_Vector_apply_BinaryOp2nd_##SUFFIX(w, m, acc, op, u, y, d);                                          \
+    }                                                                                                                \
+    static GrB_Info mapply_first(GrB_Matrix c, GrB_BinaryOp op, CT x, GrB_Matrix a) {                                \
+      return GrB_Matrix_apply_BinaryOp1st_##SUFFIX(c, GrB_NULL, GrB_NULL, op, x, a, GrB_NULL);                       \
+    }                                                                                                                \
+    static GrB_Info mapply_second(GrB_Matrix c, GrB_BinaryOp op, GrB_Matrix a, CT y) {                               \
+      return GrB_Matrix_apply_BinaryOp2nd_##SUFFIX(c, GrB_NULL, GrB_NULL, op, a, y, GrB_NULL);                       \
+    }                                                                                                                \
+    static GrB_Info select(GrB_Vector w, GrB_Vector m, GrB_BinaryOp acc, GrB_IndexUnaryOp op, GrB_Vector u, CT y,    \
+                           GrB_Descriptor d) {                                                                       \
+      return GrB_Vector_select_##SUFFIX(w, m, acc, op, u, y, d);                                                     \
+    }                                                                                                                \
+    static GrB_Info mselect(GrB_Matrix c, GrB_IndexUnaryOp op, GrB_Matrix a, CT y) {                                 \
+      return GrB_Matrix_select_##SUFFIX(c, GrB_NULL, GrB_NULL, op, a, y, GrB_NULL);                                  \
+    }                                                                                                                \
+    static GrB_Info mreduce(CT* s, GrB_Monoid mon, GrB_Matrix a) {                                                   \
+      return GrB_Matrix_reduce_##SUFFIX(s, GrB_NULL, mon, a, GrB_NULL);                                              \
+    }                                                                                                                \
+    static GrB_BinaryOp plus() { return GrB_PLUS_##SUFFIX; }                                                         \
+    static GrB_BinaryOp times() { return GrB_TIMES_##SUFFIX; }                                                       \
+    static GrB_BinaryOp min() { return GrB_MIN_##SUFFIX; }                                                           \
+    static GrB_BinaryOp max() { return GrB_MAX_##SUFFIX; }                                                           \
+    static GrB_BinaryOp first() { return GrB_FIRST_##SUFFIX; }                                                       \
+    static GrB_BinaryOp second() { return GrB_SECOND_##SUFFIX; }                                                     \
   };
 OPS_GRB_TRAITS(bool, BOOL)
 OPS_GRB_TRAITS(std::int32_t, INT32)
