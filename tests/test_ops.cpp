@@ -919,6 +919,32 @@ TEST_P(OpsTest, ReduceAny) {
   }
 }
 
+// Vectors of length 0 (an empty graph's): every operation with a structural mask, which has no
+// arrays at all, gives an empty result instead of an internal error (the GPU once took such a
+// mask for a list without a bitmap).
+TEST_P(OpsTest, LengthZeroVectors) {
+  const Vector<double> u(0, b()), mask(0, b());
+  const gbcuda::Matrix<bool> A0 = gbcuda::Matrix<bool>::from_coo(0, 3, std::vector<Index>{}, std::vector<Index>{});
+  const Vector<bool> x3 = Vector<bool>::full(3, true, b());
+  for (const Descriptor& d : {gbcuda::desc::S, gbcuda::desc::RS, gbcuda::desc::RSC}) {
+    Vector<double> w(0, b());
+    gbcuda::assign(w, mask, gbcuda::Plus<double>{}, 1.5, d);
+    gbcuda::assign(w, mask, gbcuda::no_accum, u, d);
+    gbcuda::apply(w, mask, gbcuda::Min<double>{}, gbcuda::Abs<double>{}, u, d);
+    gbcuda::ewise_mult(w, mask, gbcuda::no_accum, gbcuda::Max<double>{}, u, u, d);
+    gbcuda::select(w, mask, gbcuda::no_accum, gbcuda::ValueGt{}, u, 0.0, d);
+    EXPECT_EQ(w.nvals(), 0);
+    Vector<bool> y(0, b());  // A0 * x3 (0 rows): over the boolean product's kernels
+    gbcuda::mxv(y, mask, gbcuda::no_accum, gbcuda::LorLand<bool>{}, A0, x3, d);
+    gbcuda::mxv(y, mask, gbcuda::Second<bool>{}, gbcuda::AnyPair<bool>{}, A0, x3, d);
+    EXPECT_EQ(y.nvals(), 0);
+    Vector<bool> z(3, b());  // A0' * (length 0): no terms
+    gbcuda::mxv(z, gbcuda::no_mask, gbcuda::no_accum, gbcuda::LorLand<bool>{}, A0, Vector<bool>(0, b()),
+                d.with_transpose());
+    EXPECT_EQ(z.nvals(), 0);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, OpsTest, ::testing::Values(Backend::Host, Backend::Cuda), backend_name);
 
 }  // namespace

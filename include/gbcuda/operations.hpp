@@ -76,6 +76,9 @@ PreparedMask prepare_mask(const MaskArg& mask, const Descriptor& d, Backend b, I
     return pm;
   } else {
     if (mask.size() != n) throw_dimension_mismatch("mask", n, mask.size());
+    // A vector of length 0 has no position to allow or forbid; its arrays may never have been
+    // allocated (a null bitmap would read as a list-only mask).
+    if (n == 0) return pm;
     const auto& ms = mask.store();
     if (ms.where != b) {  // bring the mask over once; the prepared view points into the copy
       auto moved = std::make_shared<std::remove_cvref_t<MaskArg>>(mask.to(b));

@@ -394,7 +394,7 @@ void bool_product(VectorStore<typename S::value_type>& t, const MaskView& m, con
   if constexpr (K == OutValue::Term) {
     a.ftrue = scratch.take<std::uint32_t>(std::max<std::size_t>(in_words, 1));
     a.list_false = scratch.take<Vid>(static_cast<std::size_t>(std::max<Index>(n_in, 1)));
-    if (!u.values) throw Error(Status::InvalidValue, "internal: LorLand needs u's values");
+    if (!u.values && n_in > 0) throw Error(Status::InvalidValue, "internal: LorLand needs u's values");
   }
   void* params[] = {&a};
   CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(product_kernel<Z, K>), dim3(unsigned(blocks)),
