@@ -610,12 +610,27 @@ void apply(Vector<TW>& w, const MaskArg& mask, const Accum& accum, const Op& op,
   detail::throw_out_of_memory_in("apply");
 }
 
+namespace detail {
+// A vector select's predicate as the host apply's keep: u(i) = x stays when op(x, i, 0, thunk)
+// holds. A named type, not a lambda inside select, so that the host loop is compiled once per
+// predicate and value type, not once per mask and accumulator type of the call as well.
+template <SelectKind K>
+struct SelectKeep {
+  double thunk;
+  template <class X>
+  bool operator()(const X& x, Index i) const {
+    return SelectOp<K>{}(x, i, Index(0), thunk);
+  }
+};
+}  // namespace detail
+
 // w<mask> = accum(w, the entries of u where op holds) (GrB_Vector_select with a GrB_IndexUnaryOp):
 // op is one of the SelectOp predicates (Tril, ValueGt, ...), evaluated as op(u(i), i, 0, thunk),
 // a vector being one column.
 template <class T, class MaskArg, class Accum, SelectKind K>
 void select(Vector<T>& w, const MaskArg& mask, const Accum& accum, const SelectOp<K>& op, const Vector<T>& u,
             double thunk, const Descriptor& d = {}) try {
+  (void)op;  // its kind K is all the backends need
   if (w.size() != u.size()) detail::throw_dimension_mismatch("select", w.size(), u.size());
   const Backend b = w.backend();
   if constexpr (!(GBCUDA_HAVE_CUDA && detail::cuda_supports_accum<Accum, T>())) {
@@ -632,8 +647,7 @@ void select(Vector<T>& w, const MaskArg& mask, const Accum& accum, const SelectO
   detail::PreparedMask pm = detail::prepare_mask(mask, d, b, w.size());
   detail::VectorStore<T> t;
   if (b == Backend::Host)
-    detail::host::apply(t, pm.view, Identity<T>{}, detail::view(ub.store()),
-                        [&](T x, Index i) { return op(x, i, Index(0), thunk); });
+    detail::host::apply(t, pm.view, Identity<T>{}, detail::view(ub.store()), detail::SelectKeep<K>{thunk});
 #if GBCUDA_HAVE_CUDA
   else detail::cuda::apply(t, pm.view, detail::cuda::select_op<T>(K, thunk), detail::view(ub.store()));
 #endif
