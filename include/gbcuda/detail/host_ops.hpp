@@ -311,7 +311,7 @@ void scatter(VectorStore<typename S::value_type>& t, const MaskView& m, const S&
     Index n;
     bool armed = true;
     ~ClaimMapReset() {
-      if (armed) std::memset(bm, 0, static_cast<std::size_t>(n));
+      if (armed && n > 0) std::memset(bm, 0, static_cast<std::size_t>(n));
     }
   } reset_on_failure{bm, n};
   Array<Z> acc;  // other monoids: the sums, written only at claimed positions
@@ -432,7 +432,7 @@ void scatter(VectorStore<typename S::value_type>& t, const MaskView& m, const S&
                            t.values[j] = value_of(c, q, j);
                          }
                        });
-  std::memset(bm, 0, static_cast<std::size_t>(n));
+  if (n > 0) std::memset(bm, 0, static_cast<std::size_t>(n));
   reset_on_failure.armed = false;
 }
 
