@@ -27,6 +27,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_common.hpp"
+#include "cli_kernels.hpp"
 #include "gbcuda/bfs.hpp"
 #include "gbcuda/context.hpp"
 #include "gbcuda/generators.hpp"
@@ -992,7 +993,7 @@ void build_cli(CLI::App& app, Options& o) {
 std::vector<std::pair<KernelRun, std::string>> kernel_catalogue(gbcuda::Backend backend) {
   const bool cuda = backend == gbcuda::Backend::Cuda;
   std::vector<std::pair<KernelRun, std::string>> out;
-  for (const gbcuda::BfsKernelInfo& info : gbcuda::bfs_kernels()) {
+  for (const gbcuda_cli::BfsKernelInfo& info : gbcuda_cli::bfs_kernels()) {
     if (info.cuda_only && !cuda) continue;
     KernelRun k;
     k.kernel = info.kernel;

@@ -25,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_common.hpp"
+#include "cli_kernels.hpp"
 #include "gbcuda/bfs.hpp"
 #include "gbcuda/context.hpp"
 #include "gbcuda/generators.hpp"
@@ -167,8 +168,9 @@ constexpr const char* kAlgebraDescription =
 // `--kernel list`: every kernel the library offers, one line each.
 void print_kernel_list() {
   std::size_t width = std::string(kAlgebra).size();
-  for (const gbcuda::BfsKernelInfo& k : gbcuda::bfs_kernels()) width = std::max(width, std::string(k.name).size());
-  for (const gbcuda::BfsKernelInfo& k : gbcuda::bfs_kernels())
+  for (const gbcuda_cli::BfsKernelInfo& k : gbcuda_cli::bfs_kernels())
+    width = std::max(width, std::string(k.name).size());
+  for (const gbcuda_cli::BfsKernelInfo& k : gbcuda_cli::bfs_kernels())
     fmt::print("{:<{}}  {:<6}  {}\n", k.name, width, k.cuda_only ? "(CUDA)" : "", k.description);
   fmt::print("{:<{}}  {:<6}  {}\n", kAlgebra, width, "", kAlgebraDescription);
 }
@@ -487,7 +489,7 @@ int run(const Options& o, bool file_given) {
   gbcuda::BfsKernel kernel = gbcuda::BfsKernel::Auto;
   if (!algebra) {
     try {
-      kernel = gbcuda::parse_bfs_kernel(o.kernel);
+      kernel = gbcuda_cli::parse_bfs_kernel(o.kernel);
     } catch (const gbcuda::Error& e) {  // name algebra too
       std::string msg = e.what();
       if (!msg.empty() && msg.back() == ')') msg.insert(msg.size() - 1, std::string(", ") + kAlgebra);

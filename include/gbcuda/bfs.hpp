@@ -14,16 +14,6 @@ namespace gbcuda {
 // The kernel of each level's masked product: the product's kernels (descriptor.hpp). Auto lets
 // the policy choose per level; any other is forced for every level.
 using BfsKernel = ProductKernel;
-struct BfsKernelInfo {
-  BfsKernel kernel;
-  const char* name;         // the CLI name, e.g. "queue-warp"
-  const char* description;  // one line
-  bool cuda_only;
-};
-// Every kernel with its CLI name and a one-line description, in a fixed order.
-const std::vector<BfsKernelInfo>& bfs_kernels();
-// Parses a CLI name ("auto", "pull", "queue-warp", ...); throws Error(InvalidValue) listing the names.
-BfsKernel parse_bfs_kernel(const std::string& name);
 // Throws Error(InvalidValue) when `kernel` cannot run on `backend` (the CUDA-only kernels on the
 // host). bfs() calls it; a program can call it before loading a graph to fail early.
 void check_bfs_kernel(BfsKernel kernel, Backend backend);

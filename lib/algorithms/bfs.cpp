@@ -16,9 +16,6 @@
 #include <string>
 
 #include "gbcuda/operations.hpp"
-#if GBCUDA_HAVE_CUDA
-#include "cuda/product/product.hpp"
-#endif
 
 namespace gbcuda {
 
@@ -34,36 +31,11 @@ const char* to_string(ProductKernel k) {
   return "unknown";
 }
 
-const std::vector<BfsKernelInfo>& bfs_kernels() {
-  static const std::vector<BfsKernelInfo> table = {
-      {BfsKernel::Auto, "auto", "chosen per level by the product's policy (calibrated on the GPU)", false},
-      {BfsKernel::Pull, "pull", "every level a pull: masked SpMV over A' with a bitmap frontier and early exit", false},
-      {BfsKernel::QueueWarp, "queue-warp",
-       "push with per-warp shared-memory queues merged into block queues, one global atomic per block", true},
-      {BfsKernel::QueueBlock, "queue-block", "push with one shared-memory queue per block, one global atomic per block",
-       true},
-      {BfsKernel::QueueGlobal, "queue-global", "push appending each new vertex to the global queue with its own atomic",
-       true},
-      {BfsKernel::SingleBlock, "single-block",
-       "push by one block; the fused loop runs many narrow levels in it without a grid barrier", true},
-  };
-  return table;
-}
-
-BfsKernel parse_bfs_kernel(const std::string& name) {
-  std::string names;
-  for (const auto& info : bfs_kernels()) {
-    if (name == info.name) return info.kernel;
-    names += names.empty() ? "" : ", ";
-    names += info.name;
-  }
-  throw Error(Status::InvalidValue, "unknown kernel '" + name + "' (expected one of: " + names + ")");
-}
-
 void check_bfs_kernel(BfsKernel kernel, Backend backend) {
-  for (const auto& info : bfs_kernels())
-    if (info.kernel == kernel && info.cuda_only && backend != Backend::Cuda)
-      throw Error(Status::InvalidValue, std::string("kernel '") + info.name + "' runs only on the CUDA backend");
+  // The host backend has one push and one pull: the queue kernels are the GPU's.
+  const bool cuda_only = kernel != BfsKernel::Auto && kernel != BfsKernel::Pull;
+  if (cuda_only && backend != Backend::Cuda)
+    throw Error(Status::InvalidValue, std::string("kernel '") + to_string(kernel) + "' runs only on the CUDA backend");
 }
 
 const char* to_string(LevelLoop l) { return l == LevelLoop::Fused ? "fused" : "algebra"; }
@@ -175,29 +147,20 @@ BfsResult bfs(const Matrix<T>& A, Index source, const BfsOptions& options) {
 
   bool fused = false;
 #if GBCUDA_HAVE_CUDA
-  fused = b == Backend::Cuda && options.level_loop == LevelLoop::Fused &&
-          detail::cuda::product::persistent_kernels_available();
+  fused = b == Backend::Cuda && options.level_loop == LevelLoop::Fused && detail::cuda::fused_bfs_available();
   if (fused) {
-    namespace pr = detail::cuda::product;
-    pr::Graph g;
-    g.n = g.n_in = A.nrows();
-    g.nnz = A.nvals();
-    g.out_ptr = out.row_ptr.data();
-    g.out_idx = out.col_idx.data();
-    if (in) {
-      g.in_ptr = in->row_ptr.data();
-      g.in_idx = in->col_idx.data();
-    }
-    const detail::ProductPolicy policy = detail::policy_for_call(pr::calibrated_product_policy(), options.direction,
-                                                                 options.kernel, options.alpha, options.beta);
+    const detail::CsrView<bool> rows = detail::value_free(detail::view(out));
+    const detail::CsrView<bool> in_rows = in ? detail::value_free(detail::view(*in)) : detail::CsrView<bool>{};
+    const detail::ProductPolicy policy =
+        detail::policy_for_call(product_policy(b), options.direction, options.kernel, options.alpha, options.beta);
     const bool tail =
         options.barrier_free_tail && options.kernel == BfsKernel::Auto && options.direction != Direction::Pull;
-    pr::fused_bfs(g, source, options.compute_parents, policy, pr::Capacities{}, options.collect_stats, tail, r);
+    detail::cuda::fused_bfs(rows, in_rows, source, policy, options.compute_parents, options.collect_stats, tail, r);
   }
 #endif
   if (!fused) {
 #if GBCUDA_HAVE_CUDA
-    if (b == Backend::Cuda) detail::cuda::product::calibrated_product_policy();  // measured before timing
+    if (b == Backend::Cuda) product_policy(b);  // calibrated before the timed search
 #endif
     if (options.compute_parents) algebra_bfs<T, std::int64_t>(A, source, options, b, r, AnySecondI<std::int64_t>{});
     else algebra_bfs<T, bool>(A, source, options, b, r, AnyPair<bool>{});

@@ -10,7 +10,7 @@
 #if GBCUDA_HAVE_CUDA
 #include <cuda_runtime.h>
 
-#include "cuda/product/product.hpp"
+#include "gbcuda/detail/cuda_ops.hpp"
 #endif
 
 namespace gbcuda {
@@ -99,7 +99,7 @@ DeviceMemoryInfo device_memory_info() {
 
 detail::ProductPolicy product_policy(Backend b) {
 #if GBCUDA_HAVE_CUDA
-  if (b == Backend::Cuda) return detail::cuda::product::calibrated_product_policy();
+  if (b == Backend::Cuda) return detail::cuda::calibrated_product_policy();
 #endif
   (void)b;
   return detail::ProductPolicy{};

@@ -5,13 +5,10 @@
 #include <string>
 
 #include "gbcuda/io.hpp"
+#include "io/gbc_magic.hpp"
 #include "io/input.hpp"
 
 namespace gbcuda::io_detail {
-
-// The .gbc magic: the first 8 bytes of every .gbc file.
-inline constexpr std::size_t kGbcMagicBytes = 8;
-bool has_gbc_magic(const char* bytes, std::size_t size);
 
 // A .gbc file from an opened input (in.binary()): read straight from a regular file, or parsed
 // from the bytes that came through a pipe. `header` (when not null) receives "gbc pattern" or

@@ -16,7 +16,7 @@
 #include <new>
 #include <utility>
 
-#include "io/binary.hpp"
+#include "io/gbc_magic.hpp"
 
 namespace gbcuda::io_detail {
 

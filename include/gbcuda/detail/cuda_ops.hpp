@@ -6,6 +6,10 @@
 #include "gbcuda/detail/backend_ops.hpp"
 #include "gbcuda/detail/product_policy.hpp"
 
+namespace gbcuda {
+struct BfsResult;
+}
+
 namespace gbcuda::detail::cuda {
 
 // ---- binary operators (accumulators and ewise) ---------------------------------------------
@@ -154,6 +158,17 @@ struct BoolProductCall {
 template <class S>
 void bool_product(VectorStore<typename S::value_type>& t, const MaskView& m, const VecView<bool>& u,
                   const BoolProductCall& call);
+
+// The whole BFS in one persistent cooperative kernel (lib/cuda/product/fused_bfs.cu): the same
+// kernel bodies and policy as bool_product, every level's kernel chosen on the device. `out`: the
+// graph's rows; `in`: its transpose's (row_ptr null: the search never pulls). Fills r's levels
+// (and parents when `parents`; per-level records when `stats`). `barrier_free_tail`: the search
+// may finish without level barriers (docs/design/fused-bfs.md). Needs fused_bfs_available().
+bool fused_bfs_available();
+// The product policy measured on this device (lib/cuda/product/calibrate.cu, docs/design/calibration.md).
+ProductPolicy calibrated_product_policy();
+void fused_bfs(const CsrView<bool>& out, const CsrView<bool>& in, Index source, const ProductPolicy& policy,
+               bool parents, bool stats, bool barrier_free_tail, BfsResult& r);
 
 template <class T, class Accum>
 void merge(VectorStore<T>& w, const MaskView& m, const Accum& accum, VectorStore<T>& t, bool replace);

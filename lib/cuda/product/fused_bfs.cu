@@ -9,7 +9,7 @@
 // Why: the same search written with public calls (vxm, assign, nvals per level) costs a launch
 // or two and one read-back per level, ~20 us on the H100; a grid barrier costs ~1.2-1.4 us
 // (132-264 blocks), and a CUDA graph WHILE node with IF-node dispatch measured ~13 us an
-// iteration (docs/PERFORMANCE.md, 2026-11-22).
+// iteration.
 //
 // Counters: level `it` of this launch accumulates into slots[it % 3]; block 0 zeroes
 // slots[(it + 1) % 3] at the top of level `it`: that slot was last read right after the barrier
@@ -29,6 +29,7 @@
 
 #include "cuda/product/barrier_free.cuh"
 #include "cuda/product/bodies.cuh"
+#include "gbcuda/detail/cuda_ops.hpp"
 
 namespace gbcuda::detail::cuda::product {
 namespace {
@@ -57,8 +58,7 @@ std::size_t fused_queue_smem_bytes(const Capacities& caps) { return body_queue_s
 
 // The search's state in one launch: levels and parents -1 but the source's, the visited bitmap
 // holding the source alone, the first launch's level counters and the tail's state zeroed, the
-// source queued: one launch in the search's time where there were five memsets and a one-thread
-// kernel (docs/PERFORMANCE.md, 2026-11-26).
+// source queued: one launch in the search's time, not five memsets and a one-thread kernel.
 __global__ void init_kernel(FusedArgs a, Index source) {
   const Vid s = Vid(source);
   const Index n = a.t.g.n, words = (n + 31) / 32;
@@ -88,7 +88,7 @@ __global__ void init_kernel(FusedArgs a, Index source) {
 }
 
 // One block of 1024 threads per SM (64 registers a thread). Capping registers at 32 for two
-// blocks per SM was measured slower on every graph of the standard set (docs/PERFORMANCE.md).
+// blocks per SM was measured slower on every graph of the standard set.
 __global__ void __launch_bounds__(kThreads, 1) fused_kernel(FusedArgs a) {
   extern __shared__ Vid smem[];  // the bodies' queues, one body at a time
   __shared__ Control s_c;        // this block's copy of the control (thread 0 writes it)
@@ -429,3 +429,23 @@ void fused_bfs(const Graph& g, Index source, bool parents, const ProductPolicy& 
 }
 
 }  // namespace gbcuda::detail::cuda::product
+
+namespace gbcuda::detail::cuda {
+
+bool fused_bfs_available() { return product::persistent_kernels_available(); }
+
+ProductPolicy calibrated_product_policy() { return product::calibrated_product_policy(); }
+
+void fused_bfs(const CsrView<bool>& out, const CsrView<bool>& in, Index source, const ProductPolicy& policy,
+               bool parents, bool stats, bool barrier_free_tail, BfsResult& r) {
+  product::Graph g;
+  g.n = g.n_in = out.nrows;
+  g.nnz = out.nnz;
+  g.out_ptr = out.row_ptr;
+  g.out_idx = out.col_idx;
+  g.in_ptr = in.row_ptr;
+  g.in_idx = in.col_idx;
+  product::fused_bfs(g, source, parents, policy, product::Capacities{}, stats, barrier_free_tail, r);
+}
+
+}  // namespace gbcuda::detail::cuda
