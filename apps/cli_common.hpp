@@ -4,8 +4,6 @@
 // code.
 #include <fmt/core.h>
 
-#include <CLI/CLI.hpp>
-
 #include <algorithm>
 #include <cstdint>
 #include <exception>
@@ -14,6 +12,8 @@
 #include <random>
 #include <string>
 #include <vector>
+
+#include <CLI/CLI.hpp>
 
 #include "gbcuda/types.hpp"
 

@@ -1,4 +1,4 @@
-// The differential test: random operations, every operation of the README's table, on gbcuda and
+// The differential test: random operations, every operation of docs/api.md's table, on gbcuda and
 // on SuiteSparse:GraphBLAS from the same inputs, on each backend (tests/differential/). Seeded and
 // reproducible: case k of seed s is the same on every run (with the same C++ standard library,
 // whose distributions it draws from), and each failure is printed on one line with the command

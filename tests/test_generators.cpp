@@ -112,7 +112,8 @@ TEST(GraphSpecs, Parse) {
 }
 
 TEST(GraphSpecs, IsGraphSpec) {
-  for (const char* s : {"kron:22:16", "urand:1:1", "grid:3:3", "randout:10:2", "kron:"}) EXPECT_TRUE(gbcuda::is_graph_spec(s)) << s;
+  for (const char* s : {"kron:22:16", "urand:1:1", "grid:3:3", "randout:10:2", "kron:"})
+    EXPECT_TRUE(gbcuda::is_graph_spec(s)) << s;
   for (const char* s : {"graph.mtx", "kron.mtx", "./kron:22:16", "", "grid", "Kron:1:1"})
     EXPECT_FALSE(gbcuda::is_graph_spec(s)) << s;
 }
@@ -310,7 +311,8 @@ class BinaryFile : public ::testing::Test {
       ADD_FAILURE() << "reading " << file << " did not throw";
     } catch (const Error& e) {
       EXPECT_EQ(e.status(), status) << e.what();
-      for (const auto& p : parts) EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << "'" << p << "' not in: " << e.what();
+      for (const auto& p : parts)
+        EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << "'" << p << "' not in: " << e.what();
     }
   }
   static std::string bytes_of(const std::string& file) {

@@ -73,7 +73,8 @@ class IoTest : public ::testing::Test {
       ADD_FAILURE() << "reading " << path << " did not throw";
     } catch (const Error& e) {
       EXPECT_EQ(e.status(), status) << e.what();
-      for (const auto& p : parts) EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << "'" << p << "' not in: " << e.what();
+      for (const auto& p : parts)
+        EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << "'" << p << "' not in: " << e.what();
     }
   }
   // A ParseError naming "path:line:" and containing `what`.
@@ -104,11 +105,14 @@ struct Triplet {
   double v;
   bool operator==(const Triplet&) const = default;
 };
-std::ostream& operator<<(std::ostream& os, const Triplet& t) { return os << "(" << t.i << "," << t.j << "," << t.v << ")"; }
+std::ostream& operator<<(std::ostream& os, const Triplet& t) {
+  return os << "(" << t.i << "," << t.j << "," << t.v << ")";
+}
 
 std::vector<Triplet> triplets(const CooData& c) {
   std::vector<Triplet> t;
-  for (std::size_t k = 0; k < c.rows.size(); ++k) t.push_back({c.rows[k], c.cols[k], c.values.empty() ? 1.0 : c.values[k]});
+  for (std::size_t k = 0; k < c.rows.size(); ++k)
+    t.push_back({c.rows[k], c.cols[k], c.values.empty() ? 1.0 : c.values[k]});
   return t;
 }
 
@@ -270,8 +274,9 @@ TEST_F(IoTest, ArrayFormats) {
   // Symmetric: the lower triangle column by column.
   c = read(write("as.mtx", "%%MatrixMarket matrix array real symmetric\n3 3\n1\n2\n3\n4\n5\n6\n"));
   EXPECT_EQ(c.stored_entries, 6);
-  EXPECT_EQ(triplets(c), (std::vector<Triplet>{{0, 0, 1}, {1, 0, 2}, {0, 1, 2}, {2, 0, 3}, {0, 2, 3},
-                                               {1, 1, 4}, {2, 1, 5}, {1, 2, 5}, {2, 2, 6}}));
+  EXPECT_EQ(triplets(c),
+            (std::vector<Triplet>{
+                {0, 0, 1}, {1, 0, 2}, {0, 1, 2}, {2, 0, 3}, {0, 2, 3}, {1, 1, 4}, {2, 1, 5}, {1, 2, 5}, {2, 2, 6}}));
   EXPECT_EQ(gbcuda::matrix_from_coo<bool>(c).nvals(), 9);
 
   // Skew-symmetric: the strictly lower triangle.
@@ -326,9 +331,11 @@ TEST_F(IoTest, ReadMatrixTypes) {
   const auto B = gbcuda::read_matrix<bool>(p);  // structure only, the zero is an edge
   EXPECT_EQ(B.nvals(), 2);
   EXPECT_TRUE(B.is_iso());
-  const auto I = gbcuda::read_matrix<std::int32_t>(write("t2.mtx", "%%MatrixMarket matrix coordinate integer general\n1 1 1\n1 1 -4\n"));
+  const auto I = gbcuda::read_matrix<std::int32_t>(
+      write("t2.mtx", "%%MatrixMarket matrix coordinate integer general\n1 1 1\n1 1 -4\n"));
   EXPECT_EQ(I.csr().values.to_vector(), (std::vector<std::int32_t>{-4}));
-  const auto P = gbcuda::read_matrix<float>(write("t3.mtx", "%%MatrixMarket matrix coordinate pattern general\n1 2 1\n1 2\n"));
+  const auto P =
+      gbcuda::read_matrix<float>(write("t3.mtx", "%%MatrixMarket matrix coordinate pattern general\n1 2 1\n1 2\n"));
   EXPECT_TRUE(P.is_iso());
   EXPECT_EQ(P.csr().iso_value, 1.0f);
 }

@@ -27,9 +27,9 @@ int main(int argc, char** argv) {
     const std::string problem = gbcuda::validate_bfs(A, source, r);
     gbcuda::Index reached = 0;
     for (auto l : out.level) reached += l >= 0;
-    std::printf("example_bfs: %lld of %lld vertices reached in %d levels on %s: %s\n",
-                static_cast<long long>(reached), static_cast<long long>(A.nrows()), out.levels,
-                gbcuda::backend_description(where).c_str(), problem.empty() ? "valid" : problem.c_str());
+    std::printf("example_bfs: %lld of %lld vertices reached in %d levels on %s: %s\n", static_cast<long long>(reached),
+                static_cast<long long>(A.nrows()), out.levels, gbcuda::backend_description(where).c_str(),
+                problem.empty() ? "valid" : problem.c_str());
     return problem.empty() ? 0 : 1;
   } catch (const gbcuda::Error& e) {
     std::fprintf(stderr, "example_bfs: error: %s\n", e.what());

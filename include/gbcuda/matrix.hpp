@@ -53,7 +53,7 @@ Csr<T> transpose_csr(const Csr<T>& a);
 }  // namespace detail
 
 // Moving a Matrix leaves the source a valid 0 x 0 matrix. A Matrix may be read by many threads
-// at once, its lazily built caches included; see README's "Threads".
+// at once, its lazily built caches included; see docs/api.md's "Threads".
 template <class T>
 class Matrix {
   static_assert(detail::is_value_type_v<T>, "gbcuda::Matrix<T>: T must be one of " GBCUDA_VALUE_TYPE_NAMES);

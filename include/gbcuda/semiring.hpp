@@ -1,6 +1,6 @@
 #pragma once
 // Operators, monoids and semirings. Built-in ones are small structs usable on host and device;
-// user-defined ones are any callables (run on the host backend; see README "User-defined ops").
+// user-defined ones are any callables (run on the host backend; see docs/api.md).
 #include <cmath>
 #include <limits>
 #include <type_traits>

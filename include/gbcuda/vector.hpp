@@ -148,7 +148,7 @@ void sort_indices(VectorStore<T>& v);  // Sparse: make indices ascending
 }  // namespace detail
 
 // Moving a Vector leaves the source valid and empty: length 0, no entries, in the same backend
-// (as a moved-from std::vector is empty). Objects may be handed between threads; see README's
+// (as a moved-from std::vector is empty). Objects may be handed between threads; see docs/api.md's
 // "Threads" for what may run at once.
 template <class T>
 class Vector {

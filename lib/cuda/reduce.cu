@@ -93,10 +93,8 @@ typename Monoid::value_type reduce(const Monoid& mon, const VecView<T>& u) {
 
 #define GBCUDA_INST_REDUCE_K(T, K) \
   template T reduce<BuiltinMonoid<T, MonoidKind::K>, T>(const BuiltinMonoid<T, MonoidKind::K>&, const VecView<T>&);
-#define GBCUDA_INST_REDUCE(T)                                                              \
-  GBCUDA_INST_REDUCE_K(T, Plus)                                                            \
-  GBCUDA_INST_REDUCE_K(T, Times) GBCUDA_INST_REDUCE_K(T, Min) GBCUDA_INST_REDUCE_K(T, Max) \
-      GBCUDA_INST_REDUCE_K(T, Lor) GBCUDA_INST_REDUCE_K(T, Land) GBCUDA_INST_REDUCE_K(T, Any)
+#define GBCUDA_INST_REDUCE_KINDS(T, X) X(T, Plus) X(T, Times) X(T, Min) X(T, Max) X(T, Lor) X(T, Land) X(T, Any)
+#define GBCUDA_INST_REDUCE(T) GBCUDA_INST_REDUCE_KINDS(T, GBCUDA_INST_REDUCE_K)
 GBCUDA_FOR_EACH_TYPE(GBCUDA_INST_REDUCE)
 
 }  // namespace gbcuda::detail::cuda

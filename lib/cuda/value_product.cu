@@ -28,12 +28,12 @@ namespace cg = cooperative_groups;
 constexpr Offset kChunk = 4096;  // entries per chunk of a long row (16 per thread of a block)
 // Rows of at least 32 tile lengths (32 steps of a tile), at most 1024 entries, go to the chunked
 // pass: a Kronecker row of 1000 entries kept one 8-lane tile busy for 125 steps, the tail of the
-// whole pull (kron:20:16 on the H100, 2026-11-23).
+// whole pull (kron:20:16 on the H100).
 constexpr Offset long_row_min(int tile) { return std::clamp<Offset>(Offset(32) * tile, 32, 1024); }
 
 // ---- the semiring at run time ----------------------------------------------------------------
 // (Compiling PlusTimes and MinPlus in instead, without the switches, made the pull at most 5%
-// faster on the H100, 2026-11-23; unrolling the row loop, or starting a tile's steps at a
+// faster on the H100; unrolling the row loop, or starting a tile's steps at a
 // multiple of its width (9% fewer L2 sectors read), made it no faster or slower: the pull is
 // bound by L2 throughput, mostly u's random gathers, a 32-byte sector for each value.)
 template <class Z>
@@ -141,7 +141,7 @@ __device__ void atomic_combine(Z* addr, Z v, const DeviceSemiring<Z>& s) {
   if constexpr (std::is_same_v<Z, bool>) {
     // Every built-in monoid over bool is an OR (Lor, Plus, Max) or an AND (Land, Times, Min): a
     // plain store of the absorbing value does it. (A compare-and-swap on the word around the
-    // byte read past the end of the array: compute-sanitizer, 2026-11-23.)
+    // byte would read past the end of the array.)
     const bool or_like = k == MonoidKind::Lor || k == MonoidKind::Plus || k == MonoidKind::Max;
     if (or_like == v) *addr = v;
     return;

@@ -93,7 +93,8 @@ struct KronEdges {
   static constexpr std::uint32_t kAB = static_cast<std::uint32_t>(0.76 * 65536.0);
   static constexpr std::uint32_t kABC = static_cast<std::uint32_t>(0.95 * 65536.0);
 
-  KronEdges(int s, std::uint64_t seed) : scale(s), key(stream_key(seed, kKronLevels)), perm(Permutation::make(s, seed)) {}
+  KronEdges(int s, std::uint64_t seed)
+      : scale(s), key(stream_key(seed, kKronLevels)), perm(Permutation::make(s, seed)) {}
 
   GBCUDA_HD Edge operator()(std::uint64_t k) const {
     std::uint32_t u = 0, v = 0;
@@ -122,7 +123,8 @@ struct UrandEdges {
 
   GBCUDA_HD Edge operator()(std::uint64_t k) const {
     const std::uint64_t x = draw(key, k);
-    return {static_cast<std::uint32_t>(x >> (64 - scale)), static_cast<std::uint32_t>((x & 0xffffffffULL) >> (32 - scale))};
+    return {static_cast<std::uint32_t>(x >> (64 - scale)),
+            static_cast<std::uint32_t>((x & 0xffffffffULL) >> (32 - scale))};
   }
 };
 

@@ -20,7 +20,7 @@ namespace gbcuda {
 namespace {
 
 constexpr Index kMaxVertices = std::numeric_limits<Vid>::max();  // 32-bit column indices
-constexpr int kMaxScale = 30;                                     // 2^31 would exceed kMaxVertices
+constexpr int kMaxScale = 30;                                    // 2^31 would exceed kMaxVertices
 constexpr Index kMaxEdgesDrawn = Index(1) << 40;
 
 [[noreturn]] void bad_spec(const std::string& text, const std::string& why) {
@@ -186,14 +186,16 @@ Csr<bool> symmetric_from_draws(const GraphSpec& spec, const EdgeFn& edge) {
       const Offset lo = bucket_start[static_cast<std::size_t>(b)], hi = bucket_start[static_cast<std::size_t>(b) + 1];
       const Index row0 = b << row_shift;
       std::fill(local.begin(), local.end(), Offset{0});
-      for (Offset p = lo; p < hi; ++p) ++local[static_cast<std::size_t>((pairs[static_cast<std::size_t>(p)] >> 32) - row0) + 1];
+      for (Offset p = lo; p < hi; ++p)
+        ++local[static_cast<std::size_t>((pairs[static_cast<std::size_t>(p)] >> 32) - row0) + 1];
       for (Index r = 0; r < rows_per_bucket; ++r) {
         local[static_cast<std::size_t>(r) + 1] += local[static_cast<std::size_t>(r)];
         st[row0 + r] = lo + local[static_cast<std::size_t>(r)];
       }
       for (Offset p = lo; p < hi; ++p) {
         const std::uint64_t x = pairs[static_cast<std::size_t>(p)];
-        buf[static_cast<std::size_t>(lo + local[static_cast<std::size_t>((x >> 32) - row0)]++)] = static_cast<Vid>(x & 0xffffffffULL);
+        buf[static_cast<std::size_t>(lo + local[static_cast<std::size_t>((x >> 32) - row0)]++)] =
+            static_cast<Vid>(x & 0xffffffffULL);
       }
       for (Index r = row0; r < row0 + rows_per_bucket; ++r) {
         Vid* first = buf.data() + st[r];
@@ -306,7 +308,8 @@ GraphSpec parse_graph_spec(const std::string& text) {
   else if (kind == "grid") s.kind = GraphSpec::Kind::Grid;
   else if (kind == "randout") s.kind = GraphSpec::Kind::RandOut;
   else bad_spec(text, "unknown generator '" + std::string(kind) + "'");
-  if (f.size() != 3) bad_spec(text, std::string(kind) + " takes two numbers, " + std::to_string(f.size() - 1) + " given");
+  if (f.size() != 3)
+    bad_spec(text, std::string(kind) + " takes two numbers, " + std::to_string(f.size() - 1) + " given");
 
   switch (s.kind) {
     case GraphSpec::Kind::Kron:
@@ -340,7 +343,8 @@ GraphSpec parse_graph_spec(const std::string& text) {
       if (s.vertices > kMaxVertices) bad_spec(text, "more than 2^31-1 vertices (32-bit vertex ids)");
       if (s.degree < 1) bad_spec(text, "the degree must be at least 1");
       if (s.degree > s.vertices)
-        bad_spec(text, "degree " + std::to_string(s.degree) + " exceeds the vertex count: no row can have that many distinct out-edges");
+        bad_spec(text, "degree " + std::to_string(s.degree) +
+                           " exceeds the vertex count: no row can have that many distinct out-edges");
       if (s.degree > kMaxEdgesDrawn / s.vertices) bad_spec(text, "more than 2^40 edges");
       break;
     }
@@ -360,12 +364,8 @@ Matrix<bool> generate_graph(const GraphSpec& given, Backend where, std::uint64_t
   }
   Csr<bool> c;
   switch (spec.kind) {
-    case GraphSpec::Kind::Kron:
-      c = symmetric_from_draws(spec, gen::KronEdges(spec.scale, seed));
-      break;
-    case GraphSpec::Kind::Urand:
-      c = symmetric_from_draws(spec, gen::UrandEdges(spec.scale, seed));
-      break;
+    case GraphSpec::Kind::Kron: c = symmetric_from_draws(spec, gen::KronEdges(spec.scale, seed)); break;
+    case GraphSpec::Kind::Urand: c = symmetric_from_draws(spec, gen::UrandEdges(spec.scale, seed)); break;
     case GraphSpec::Kind::Grid: c = grid_host(spec); break;
     case GraphSpec::Kind::RandOut: c = randout_host(spec, seed); break;
   }

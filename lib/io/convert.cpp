@@ -34,7 +34,7 @@ Matrix<T> read_matrix(const std::string& path, const ReadOptions& options) {
   return A;
 }
 
-#define GBCUDA_INSTANTIATE_READ(T)                                                    \
+#define GBCUDA_INSTANTIATE_READ(T)                                           \
   template Matrix<T> read_matrix<T>(const std::string&, const ReadOptions&); \
   template Matrix<T> matrix_from_coo<T>(const CooData&);
 GBCUDA_FOR_EACH_TYPE(GBCUDA_INSTANTIATE_READ)

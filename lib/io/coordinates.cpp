@@ -66,8 +66,8 @@ Coordinates parse_coordinates(const FileText& f, const char* begin, const char* 
     const Index j = idx[1] - spec.base;
     if (spec.bounded) {
       if (i < 0 || i >= spec.nrows) {
-        throw LineError{where, "row index " + std::to_string(idx[0]) + " out of range (" +
-                                   range_text(spec.base, spec.nrows) + ")"};
+        throw LineError{
+            where, "row index " + std::to_string(idx[0]) + " out of range (" + range_text(spec.base, spec.nrows) + ")"};
       }
       if (j < 0 || j >= spec.ncols) {
         throw LineError{where, "column index " + std::to_string(idx[1]) + " out of range (" +

@@ -150,7 +150,8 @@ inline bool is_data_line(std::string_view line, std::string_view comment_chars) 
 // Splits a line into tokens at blanks (and at commas when `commas`).
 class Tokens {
  public:
-  Tokens(std::string_view line, bool commas = false) : p_(line.data()), e_(line.data() + line.size()), commas_(commas) {}
+  Tokens(std::string_view line, bool commas = false)
+      : p_(line.data()), e_(line.data() + line.size()), commas_(commas) {}
   bool next(std::string_view& tok) {
     while (p_ < e_ && sep(*p_)) ++p_;
     if (p_ == e_) return false;
@@ -293,13 +294,13 @@ enum class Symmetry { General, Symmetric, SkewSymmetric, Hermitian };
 // One "i j [value [imag]]" line per entry, for Matrix Market coordinate, headerless and edge
 // list bodies.
 struct CoordinateSpec {
-  Index nrows = 0, ncols = 0;   // bounds (when `bounded`)
-  bool bounded = true;          // false: edge lists, where n = largest id + 1
-  int base = 1;                 // 1 in Matrix Market and headerless files; 0 or 1 in edge lists
-  int value_columns = 0;        // 0 pattern, 1 real/integer, 2 complex (real part kept)
+  Index nrows = 0, ncols = 0;  // bounds (when `bounded`)
+  bool bounded = true;         // false: edge lists, where n = largest id + 1
+  int base = 1;                // 1 in Matrix Market and headerless files; 0 or 1 in edge lists
+  int value_columns = 0;       // 0 pattern, 1 real/integer, 2 complex (real part kept)
   Symmetry symmetry = Symmetry::General;
   std::string_view comments = "%";
-  bool commas = false;          // commas separate columns too
+  bool commas = false;  // commas separate columns too
   // Edge lists written by networkx: "i j {'weight': w, ...}" (value_columns 1: every line's
   // dictionary has a 'weight'; 0: none has).
   bool attributes = false;

@@ -20,7 +20,7 @@ struct Banner {
   bool coordinate = true;
   int value_columns = 0;  // 0 pattern, 1 real/integer, 2 complex
   Symmetry symmetry = Symmetry::General;
-  std::string text;       // "coordinate real symmetric"
+  std::string text;  // "coordinate real symmetric"
 };
 
 constexpr const char* kBannerShape =
@@ -231,9 +231,9 @@ CooData read_matrix_market(const FileText& f) {
                                      std::to_string(c.stored));
     }
     if (c.stored > nnz) {
-      f.fail_at(find_data_line(body, f.end(), nnz, "%"),
-                "too many entries: the size line announces " + std::to_string(nnz) + ", the file has " +
-                    std::to_string(c.stored));
+      f.fail_at(find_data_line(body, f.end(), nnz, "%"), "too many entries: the size line announces " +
+                                                             std::to_string(nnz) + ", the file has " +
+                                                             std::to_string(c.stored));
     }
     coo.rows = std::move(c.rows);
     coo.cols = std::move(c.cols);
@@ -259,8 +259,9 @@ CooData read_matrix_market(const FileText& f) {
     std::string_view tok[3];
     const int ntok = Tokens(line).split(tok, 2);
     if (ntok != want) {
-      throw LineError{where, "expected " + std::to_string(want) + (want == 1 ? " column (value)" : " columns (real imaginary)") +
-                                 ", found " + (ntok > 2 ? std::string("more") : std::to_string(ntok))};
+      throw LineError{where, "expected " + std::to_string(want) +
+                                 (want == 1 ? " column (value)" : " columns (real imaginary)") + ", found " +
+                                 (ntok > 2 ? std::string("more") : std::to_string(ntok))};
     }
     double v, im;
     if (!parse_double(tok[0], v)) throw LineError{where, "value " + quote(tok[0]) + " is not a number"};
@@ -277,9 +278,9 @@ CooData read_matrix_market(const FileText& f) {
                                    std::to_string(found));
   }
   if (found > expected) {
-    f.fail_at(find_data_line(body, f.end(), expected, "%"),
-              "too many values: a " + std::to_string(coo.nrows) + " x " + std::to_string(coo.ncols) + " " + b.text +
-                  " array has " + std::to_string(expected));
+    f.fail_at(find_data_line(body, f.end(), expected, "%"), "too many values: a " + std::to_string(coo.nrows) + " x " +
+                                                                std::to_string(coo.ncols) + " " + b.text +
+                                                                " array has " + std::to_string(expected));
   }
   coo.stored_entries = found;
   if (b.symmetry == Symmetry::General) {

@@ -30,7 +30,8 @@ CooData read_headerless(const FileText& f) {
   if (!head) f.fail_line(f.last_line(), "empty file; expected a size line 'rows cols entries'");
   std::string_view tok[4];
   Index size[3];
-  if (Tokens(line).split(tok, 3) != 3) f.fail_at(head, "bad size line: expected 'rows cols entries', found " + quote(line));
+  if (Tokens(line).split(tok, 3) != 3)
+    f.fail_at(head, "bad size line: expected 'rows cols entries', found " + quote(line));
   for (int k = 0; k < 3; ++k) {
     if (!parse_int(tok[k], size[k])) f.fail_at(head, "bad size line: " + not_an_integer(tok[k]));
     if (size[k] < 0) f.fail_at(head, "bad size line: negative size " + std::to_string(size[k]));
@@ -56,9 +57,9 @@ CooData read_headerless(const FileText& f) {
                                    std::to_string(c.stored));
   }
   if (c.stored > nnz) {
-    f.fail_at(find_data_line(body, f.end(), nnz, kComments),
-              "too many entries: the size line announces " + std::to_string(nnz) + ", the file has " +
-                  std::to_string(c.stored));
+    f.fail_at(find_data_line(body, f.end(), nnz, kComments), "too many entries: the size line announces " +
+                                                                 std::to_string(nnz) + ", the file has " +
+                                                                 std::to_string(c.stored));
   }
   CooData coo;
   coo.format = FileFormat::Headerless;
@@ -125,7 +126,9 @@ CooData read_rodinia(const FileText& f, Index* source_out) {
   Index bad = nrec;
 #pragma omp parallel for reduction(min : bad) schedule(static) if (n > kParallelMin)
   for (Index r = 1; r <= n; ++r) {
-    if (ntok[static_cast<std::size_t>(r)] != 2 || a[static_cast<std::size_t>(r)] < 0 || b[static_cast<std::size_t>(r)] < 0) bad = std::min(bad, r);
+    if (ntok[static_cast<std::size_t>(r)] != 2 || a[static_cast<std::size_t>(r)] < 0 ||
+        b[static_cast<std::size_t>(r)] < 0)
+      bad = std::min(bad, r);
   }
   if (bad < nrec) {
     const std::size_t r = static_cast<std::size_t>(bad);
@@ -133,14 +136,16 @@ CooData read_rodinia(const FileText& f, Index* source_out) {
     f.fail_at(where(bad), "vertex " + std::to_string(bad - 1) + ": negative start or degree");
   }
   if (nrec < n + 2) eof("missing the source vertex line");
-  if (ntok[static_cast<std::size_t>(n + 1)] != 1) f.fail_at(where(n + 1), "expected the source vertex alone on its line");
+  if (ntok[static_cast<std::size_t>(n + 1)] != 1)
+    f.fail_at(where(n + 1), "expected the source vertex alone on its line");
   const Index source = a[static_cast<std::size_t>(n + 1)];
   if (source < 0 || (n > 0 && source >= n)) {
-    f.fail_at(where(n + 1), "source vertex " + std::to_string(source) + " out of range (valid: 0.." +
-                                std::to_string(n - 1) + ")");
+    f.fail_at(where(n + 1),
+              "source vertex " + std::to_string(source) + " out of range (valid: 0.." + std::to_string(n - 1) + ")");
   }
   if (nrec < n + 3) eof("missing the edge count m");
-  if (ntok[static_cast<std::size_t>(n + 2)] != 1) f.fail_at(where(n + 2), "expected the edge count m alone on its line");
+  if (ntok[static_cast<std::size_t>(n + 2)] != 1)
+    f.fail_at(where(n + 2), "expected the edge count m alone on its line");
   const Index m = a[static_cast<std::size_t>(n + 2)];
   if (m < 0) f.fail_at(where(n + 2), "negative edge count " + std::to_string(m));
 
@@ -168,7 +173,8 @@ CooData read_rodinia(const FileText& f, Index* source_out) {
     eof("expected " + std::to_string(m) + " edge lines 'dest cost', found " + std::to_string(nrec - first_edge));
   }
   if (nrec > first_edge + m) {
-    f.fail_at(where(first_edge + m), "too many lines: expected " + std::to_string(m) + " edge lines after the edge count");
+    f.fail_at(where(first_edge + m),
+              "too many lines: expected " + std::to_string(m) + " edge lines after the edge count");
   }
   bad = nrec;
 #pragma omp parallel for reduction(min : bad) schedule(static) if (m > kParallelMin)
@@ -190,7 +196,8 @@ CooData read_rodinia(const FileText& f, Index* source_out) {
   coo.cols.resize(static_cast<std::size_t>(m));
   // Output position of each vertex's edges: prefix sums of the degrees.
   std::vector<Index> pos(static_cast<std::size_t>(n) + 1, 0);
-  for (Index v = 0; v < n; ++v) pos[static_cast<std::size_t>(v + 1)] = pos[static_cast<std::size_t>(v)] + b[static_cast<std::size_t>(v + 1)];
+  for (Index v = 0; v < n; ++v)
+    pos[static_cast<std::size_t>(v + 1)] = pos[static_cast<std::size_t>(v)] + b[static_cast<std::size_t>(v + 1)];
 #pragma omp parallel for schedule(dynamic, 1024) if (m > kParallelMin)
   for (Index v = 0; v < n; ++v) {
     const Index start = a[static_cast<std::size_t>(v + 1)], deg = b[static_cast<std::size_t>(v + 1)];
@@ -241,7 +248,8 @@ CooData read_edge_list(const FileText& f, int base) {
       spec.value_columns = ntok - 2;
     }
   }
-  spec.columns = spec.value_columns == 0 ? "src dst, like the first edge line" : "src dst weight, like the first edge line";
+  spec.columns =
+      spec.value_columns == 0 ? "src dst, like the first edge line" : "src dst weight, like the first edge line";
   Coordinates c = parse_coordinates(f, body, f.end(), spec);
   if (base == 0 && c.min_id > 0) {
     f.warn(f.path() +

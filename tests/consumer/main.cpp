@@ -1,7 +1,7 @@
 // Builds a 4-vertex path, runs gbcuda::bfs on the host backend and checks the levels.
-#include <gbcuda/gbcuda.hpp>
-
 #include <cstdio>
+
+#include <gbcuda/gbcuda.hpp>
 
 int main() {
   std::vector<gbcuda::Index> rows{0, 1, 2}, cols{1, 2, 3};

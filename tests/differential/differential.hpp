@@ -3,7 +3,7 @@
 // under test) and on SuiteSparse:GraphBLAS from the same inputs, results compared. A case is a
 // pure function of (seed, index), so any failure reruns alone from its one-line report.
 //
-// A case draws an operation of the README's table, a value type, the inputs in some form (how a
+// A case draws an operation of docs/api.md's table, a value type, the inputs in some form (how a
 // vector or matrix was made: from tuples, element by element, by an operation, moved into, ...),
 // a mask (none, empty, full, partial; value or structural, complemented, replace), an
 // accumulator and aliasing (the output as the mask or as an input). Everything drawn is written

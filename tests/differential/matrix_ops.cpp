@@ -25,7 +25,7 @@ void mxm_with(Case& c, Sr k, bool tb, bool alias_c) {
   GMat gC;
   OPS_GRB(GrB_Matrix_new(&gC.m, Grb<T>::type(), GrB_Index(m), GrB_Index(n)));
   // The output aliased to A: GraphBLAS's C is A's copy, written in place. gbcuda's matrix outputs
-  // are replaced by the result (README): GraphBLAS's replace descriptor.
+  // are replaced by the result (docs/api.md): GraphBLAS's replace descriptor.
   GrB_Matrix out = alias_c ? gA.m : gC.m;
   // With an inner dimension of 0 there are no terms: C is empty. (SuiteSparse:GraphBLAS 7.4.0
   // loops forever on such a product, so it is not asked.)

@@ -14,7 +14,8 @@ void ensure_graphblas() {
 
 void grb_check(GrB_Info info, const char* what) {
   if (info != GrB_SUCCESS && info != GrB_NO_VALUE)
-    throw std::runtime_error(std::string("GraphBLAS call failed: ") + what + " (info " + std::to_string(int(info)) + ")");
+    throw std::runtime_error(std::string("GraphBLAS call failed: ") + what + " (info " + std::to_string(int(info)) +
+                             ")");
 }
 
 template <class T>
@@ -63,8 +64,8 @@ std::vector<std::int32_t> graphblas_bfs_levels(const gbcuda::Matrix<T>& A, gbcud
   return out;
 }
 
-#define GBTEST_INSTANTIATE(T)                                                               \
-  template void to_graphblas_pattern<T>(const gbcuda::Matrix<T>&, GrbMatrix&);             \
+#define GBTEST_INSTANTIATE(T)                                                  \
+  template void to_graphblas_pattern<T>(const gbcuda::Matrix<T>&, GrbMatrix&); \
   template std::vector<std::int32_t> graphblas_bfs_levels<T>(const gbcuda::Matrix<T>&, gbcuda::Index);
 GBCUDA_FOR_EACH_TYPE(GBTEST_INSTANTIATE)
 

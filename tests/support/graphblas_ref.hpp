@@ -27,14 +27,18 @@ struct GrbMatrix {
   GrbMatrix() = default;
   GrbMatrix(const GrbMatrix&) = delete;
   GrbMatrix& operator=(const GrbMatrix&) = delete;
-  ~GrbMatrix() { if (m) GrB_Matrix_free(&m); }
+  ~GrbMatrix() {
+    if (m) GrB_Matrix_free(&m);
+  }
 };
 struct GrbVector {
   GrB_Vector v = nullptr;
   GrbVector() = default;
   GrbVector(const GrbVector&) = delete;
   GrbVector& operator=(const GrbVector&) = delete;
-  ~GrbVector() { if (v) GrB_Vector_free(&v); }
+  ~GrbVector() {
+    if (v) GrB_Vector_free(&v);
+  }
 };
 
 // The pattern of A as a GraphBLAS boolean matrix.

@@ -12,9 +12,9 @@ struct GraphSpec {
   gbcuda::Index n = 100;
   double avg_degree = 4.0;
   bool directed = true;
-  bool self_loops = false;     // add some i -> i entries
-  bool duplicates = false;     // repeat some entries (they must merge)
-  double isolated = 0.0;       // fraction of vertices with no edges at all
+  bool self_loops = false;  // add some i -> i entries
+  bool duplicates = false;  // repeat some entries (they must merge)
+  double isolated = 0.0;    // fraction of vertices with no edges at all
   std::uint64_t seed = 1;
   std::string name() const;
 };

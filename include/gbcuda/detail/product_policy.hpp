@@ -30,7 +30,7 @@ struct ProductPolicy {
   Index single_block_max_edges = 2048;         // ... while its out-edges fit one block's work too: a
                                                // level of 512 random-graph vertices (4,096 edges) took
                                                // 17 us in one block and 8 us on block queues over every
-                                               // SM (randout:1e6:8, H100, docs/PERFORMANCE.md 2026-11-26);
+                                               // SM (randout:1e6:8, H100);
                                                // 2,048 keeps a 512-wide mesh level (4 edges a vertex)
                                                // in one block, as calibrated (single_block_max)
   Index block_queue_max = 1024;                // frontier <= this: block queues; above: warp queues

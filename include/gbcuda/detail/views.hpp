@@ -86,7 +86,8 @@ struct TypedValues {
   GBCUDA_HD Z get(Index p) const {
     switch (type) {
       case ValueType::Bool: return cast_to<Z>(values ? static_cast<const bool*>(values)[p] : iso_int != 0);
-      case ValueType::Int32: return cast_to<Z>(values ? static_cast<const std::int32_t*>(values)[p] : std::int32_t(iso_int));
+      case ValueType::Int32:
+        return cast_to<Z>(values ? static_cast<const std::int32_t*>(values)[p] : std::int32_t(iso_int));
       case ValueType::Int64: return cast_to<Z>(values ? static_cast<const std::int64_t*>(values)[p] : iso_int);
       case ValueType::Float: return cast_to<Z>(values ? static_cast<const float*>(values)[p] : float(iso_float));
       case ValueType::Double: break;

@@ -72,7 +72,7 @@ __device__ __forceinline__ bool tail_abandoned(const TailState* s) {
 
 // Abandons the tail, and pushes the queue's tail past any capacity: a warp expanding from its ring
 // then leaves at its next global push (whose reservation no longer fits), at no cost to the
-// warps' usual path (a flag read every batch cost the grid 4%, docs/PERFORMANCE.md).
+// warps' usual path (a flag read every batch cost the grid 4%).
 __device__ __forceinline__ void abandon_tail(TailState* s) {
   atomicExch(&s->status, int(kTailAbandoned));
   atomicAdd(&s->tail, ull(1) << 40);

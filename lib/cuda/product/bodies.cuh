@@ -243,7 +243,7 @@ __device__ void few_rows_level(const Tgt& t, int lvl, const Vid* in, Index size,
 
 // A pull's finds, staged per warp in shared memory (`cap` entries) and written out with one
 // atomic on the output's tail per full stage, rather than one atomic on that single address per
-// warp iteration (pair of words). Measured (docs/PERFORMANCE.md, 2026-11-25 night): kron:22:16
+// warp iteration (pair of words). Measured: kron:22:16
 // -4 to -8%, randout:1e8:4's last two pull levels -10 to -21%; predicted -50% there, so the
 // same-address atomics were a small part of what bounds those levels. The whole warp calls
 // append() and flush(). A pull's entry carries a payload when the target has one and also when
@@ -308,12 +308,11 @@ struct WarpStageAppender {
 // kPullChains 32-output words at a time (w, w + nwarps, ...), a lane one output of each, and the
 // lane's scans advance together: kPullChains independent chains in flight. With one word a warp
 // the pull levels ran below half of the H100's L2 and DRAM throughput with warps waiting on
-// memory (ncu, docs/PERFORMANCE.md 2026-11-25); two took kron:22:16's pull levels from 169 and
+// memory (ncu); two took kron:22:16's pull levels from 169 and
 // 107 us to 123 and 80. (Lanes that share a batch's candidates, so that none idles while a long
-// scan finishes, were slower on urand and kron, faster on randout:1e8:4: same page, and
-// 2026-11-24; two in-edges a step per chain, both probes in flight, left every pull level as it
-// was or slower, 2026-11-25 night.) Each word's result comes from one vote and the target commits
-// it with one store; the new entries go through the warp's stage in `smem` (WarpStageAppender), which needs
+// scan finishes, were slower on urand and kron, faster on randout:1e8:4; two in-edges a step per chain, both probes in
+// flight, left every pull level as it was or slower.) Each word's result comes from one vote and the target commits it
+// with one store; the new entries go through the warp's stage in `smem` (WarpStageAppender), which needs
 // body_queue_smem_bytes() of dynamic shared memory.
 inline constexpr int kPullChains = 2;  // 4 measured slower (register spills at 64 a thread)
 
@@ -396,7 +395,7 @@ __device__ void pull_level(const Tgt& t, int lvl, const std::uint32_t* fin, Leve
     // Lane l reads the candidates of word wj + l * nwarps (the warp's next 32 words), and the warp
     // pulls only the words that have some: one round trip for 32 words' candidates, and a word with
     // none (finished, or only vertices without in-edges left) costs no chain at all. kron:22:16's
-    // last two pulls 61 and 27 us -> 51 and 10 (docs/PERFORMANCE.md, 2026-11-26).
+    // last two pulls 61 and 27 us -> 51 and 10.
     for (Index wj = first; wj < words; wj += 32 * nwarps) {  // warp-uniform
       const Index wl = wj + lane * nwarps;
       const std::uint32_t lane_cand = wl < words ? t.pull_candidates(wl) : 0u;

@@ -14,12 +14,11 @@
 //                     kinder to one SM's caches than a real one, so its crossover sits high. With
 //                     512 in place of the midpoint's 1024 the grid's 512-1,023-vertex levels run
 //                     on block queues over every SM (6.04 against 6.22 us a level):
-//                     grid:1024:1024 -3.7 to -5%, grid:2048:2048 -0.9 to -1% (H100, docs/
-//                     PERFORMANCE.md 2026-11-25 final).
+//                     grid:1024:1024 -3.7 to -5%, grid:2048:2048 -0.9 to -1% (H100).
 //   block_queue_max   = the midpoint (at most single_block_queue): in 1024-thread blocks
 //                     queue-block overflows its 2048-entry queue as soon as a tile discovers
 //                     more vertices than that, and lost to queue-warp by up to 1.6x on kron,
-//                     urand and randout (the kernel table of docs/PERFORMANCE.md, 2026-11-22);
+//                     urand and randout;
 //                     the layered graphs, whose tiles never discover more than their own width,
 //                     cannot show that.
 //   alpha, beta       a circulant graph (v -> v + o_k mod n, 16 pseudo-random offsets o_k; its
@@ -29,9 +28,9 @@
 //                     frontier grows, and beta, the ratio n/frontier at which push wins again
 //                     while it shrinks (geometric means of the bracketing levels), at most
 //                     kMaxBeta (product.hpp says why). Within one machine start the result is the
-//                     same every time (16 calibrations, 2026-11-25); between starts beta came out
-//                     18 or 40: averaging 7 runs of each direction did not change it within a
-//                     start, so the difference is the machine's, not one run's noise.
+//                     same every time (16 calibrations); between starts beta came out 18 or 40:
+//                     averaging 7 runs of each direction did not change it within a start, so
+//                     the difference is the machine's, not one run's noise.
 // GBCUDA_CALIBRATION=off skips all of it (ProductPolicy's defaults). The cache is a small JSON
 // file in $GBCUDA_CACHE_DIR, else $XDG_CACHE_HOME/gbcuda, else ~/.cache/gbcuda; not writable =
 // not cached.
@@ -173,7 +172,7 @@ namespace {
 void measure_queue_thresholds(ProductPolicy& p) {
   const Capacities caps;
   // Coarse on purpose: with 256 and 1024 added the crossover moved to 1448 and grid:2048:2048
-  // got slower (32.7 against 28.6 ms, docs/PERFORMANCE.md): a layered graph's frontier is
+  // got slower (32.7 against 28.6 ms): a layered graph's frontier is
   // consecutive ids, kinder to one SM's caches than real frontiers, so a finer search here only
   // sharpens a biased estimate.
   std::vector<Index> widths = {128, 512, 2048, Index(caps.single_block_queue)};

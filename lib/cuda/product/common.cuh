@@ -133,7 +133,7 @@ __device__ __forceinline__ unsigned lanes_below() { return (1u << lane_id()) - 1
 // atomicOr sets v's bit. Kept apart so that a thread's batch of claims issues all its reads,
 // then all its atomics. The read may hit a stale L1 line (the atomics of this phase go to L2):
 // bits are only ever set during a search, so a stale word only misses bits, which costs the
-// atomic and nothing else; L1 hits save L2 requests (grid:2048:2048 -3%, 2026-11-25).
+// atomic and nothing else; L1 hits save L2 requests (grid:2048:2048 -3%).
 __device__ __forceinline__ bool bit_clear(const std::uint32_t* bits, Vid v) {
   return !((bits[v >> 5] >> (v & 31)) & 1u);
 }
@@ -149,16 +149,15 @@ __device__ __forceinline__ Offset row_degree(const Graph& g, Vid v) { return g.o
 // every thread of a block: one flag pair per block in shared memory (wide_level()), set by
 // thread 0 before a barrier that precedes the body (a register for it made the fused kernel, at
 // its 64-register cap, spill), read once per tile and branched on uniformly (tested per entry
-// instead, it cost grid:2048:2048, which never has a wide level, 6%: 2026-11-25).
+// instead, it cost grid:2048:2048, which never has a wide level, 6%).
 //
 // sample_degrees: the next frontier's out-edges are only read by the policy (the push/pull
 //   choice, m_f); reading every new entry's row offsets is a random L2 request per entry
-//   (urand:26:8's widest push: 32 M of its 172 M, at 85% of the L2's throughput; ncu,
-//   2026-11-25). On a wide push one entry in kDegreeSample (by a hash of its index) reads its
-//   offsets and counts kDegreeSample times its degree: the sum estimates the edges within a few
-//   per cent once the frontier holds thousands of entries, which such a push's output does.
-//   Every push path samples (randout:1e8:4's push of 4 M rows of 4 edges: 2.58 -> 1.86 ms);
-//   the pull counts exactly (its finds are consecutive: coalesced reads).
+//   (urand:26:8's widest push: 32 M of its 172 M, at 85% of the L2's throughput; ncu). On a wide push one entry in
+//   kDegreeSample (by a hash of its index) reads its offsets and counts kDegreeSample times its degree: the sum
+//   estimates the edges within a few per cent once the frontier holds thousands of entries, which such a push's output
+//   does. Every push path samples (randout:1e8:4's push of 4 M rows of 4 edges: 2.58 -> 1.86 ms); the pull counts
+//   exactly (its finds are consecutive: coalesced reads).
 // blind_claims: a claim is a read of the claim bit, then the atomic only if it was clear; that
 //   read saves an atomic when most edges lead to entries already claimed, and costs a round trip
 //   and an L2 request when most lead to new ones. On a wide push while most edges are
@@ -166,7 +165,7 @@ __device__ __forceinline__ Offset row_degree(const Graph& g, Vid v) { return g.o
 //   only while the claim bitmap is a small part of the L2 (blind_claims_allowed()):
 //   urand:22:16's wide push (512 KB bitmap) took 106 us blind against 135, urand:20:16's (128 KB)
 //   65 against 77, while urand:26:8's (8 MB) and randout:1e8:4's (12.5 MB) wide pushes took
-//   19-37% longer blind (H100, 2026-11-25 evening). Our reading, not checked with counters: an
+//   19-37% longer blind (H100). Our reading, not checked with counters: an
 //   atomic whose line is not in L2 holds the L2's atomic unit while the line comes from DRAM,
 //   where a read that misses does not.
 inline constexpr Offset kSampleEdges = Offset(1) << 20;
@@ -313,10 +312,9 @@ __device__ __forceinline__ int row_of_edge(const int* start, int rows, int e) {
 // one batch of kShortBatch edges (meshes), each by its own thread in one step; otherwise the other
 // rows' edges laid end to end and dealt out evenly, kShortBatch x blockDim.x edges per step (the
 // scan-based gather of Merrill et al.), so that a tile of rows of ~30 edges costs a few steps, not
-// one step per edge of the longest row (urand:22:16's early levels took 100+ us each that way,
-// 2026-11-24). Every thread of the block calls it (it synchronizes the block); warps stay
-// converged around every append. `big->owner` must be INT_MAX on entry (and is on exit).
-// FreshIn: `in` was written during this launch (see load()).
+// one step per edge of the longest row (urand:22:16's early levels took 100+ us each that way). Every thread of the
+// block calls it (it synchronizes the block); warps stay converged around every append. `big->owner` must be INT_MAX on
+// entry (and is on exit). FreshIn: `in` was written during this launch (see load()).
 template <bool FreshIn, class Tgt, class Appender>
 __device__ void expand_tile(const Tgt& t, int lvl, const Vid* in, Index end, Index tile, Appender& app, BigRow* big,
                             ull& new_edges) {
@@ -332,10 +330,10 @@ __device__ void expand_tile(const Tgt& t, int lvl, const Vid* in, Index end, Ind
 
   // 1. Huge rows: the block takes them one at a time (lowest thread first). A tile of short rows
   //    only (a mesh's) learns that from one block barrier, not two: grid:2048:2048 and
-  //    grid:1024:1024 -1.2% and -1.4% (H100, 2026-11-25 late). Only a tile whose block took a
+  //    grid:1024:1024 -1.2% and -1.4% (H100). Only a tile whose block took a
   //    huge row pays one more (the recheck below). (Rechecking every tile with longer rows, the
   //    grids ran 1.8-2.3% slower, though their tiles never get there: the kernel's code differed
-  //    throughout, 2026-11-25 final.)
+  //    throughout.)
   bool long_rows = __syncthreads_or(deg > kShortBatch), took = false;
   while (long_rows && __syncthreads_or(deg >= kBlockDegree)) {
     took = true;

@@ -40,8 +40,8 @@ ProductPolicy calibrated_product_policy();
 
 // The largest beta the calibration keeps (pull -> push once the frontier is under n / beta). Its
 // circulant graph reaches every vertex, so the tail of its search pulls over few candidates and
-// the measured beta can come out in the thousands (18, 40 and 8,532 on three starts of one H100,
-// docs/PERFORMANCE.md); a graph with unreachable vertices then pulls its small last frontiers over
+// the measured beta can come out in the thousands (18, 40 and 8,532 on three starts of one H100);
+// a graph with unreachable vertices then pulls its small last frontiers over
 // all of them (kron:22:16's 684-vertex level: 25 us instead of 4; randout:1e8:4: +0.75 ms).
 inline constexpr double kMaxBeta = 64.0;
 
