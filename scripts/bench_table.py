@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Prints bfs_bench's JSON as a Markdown table for docs/PERFORMANCE.md: one row per kernel or
+"""Prints bfs_bench's JSON as a Markdown table for docs/performance.md: one row per kernel or
 baseline (and vertex ordering, where bfs_bench ran --reorder), one column per graph, each cell
 the median time of the highest-degree source (ms), with the device, date and command line above
 it. Standard library only.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # On the GPU host: every kernel (the fused loop's, the algebra loop, the seed baselines) on a few
-# graphs in one run (the kernel-by-kernel table of docs/PERFORMANCE.md). JSON and the Markdown
+# graphs in one run (the kernel-by-kernel table of docs/performance.md). JSON and the Markdown
 # table under $OUT.
 #   source .gpu/setup.sh && scripts/gpu-kernel-table.sh [graphs...]
 set -uo pipefail

@@ -12,9 +12,8 @@
 # "kernels" (the default) runs every kernel on the small cases (the product's tests with tiny
 # capacities and the samples, every operation with each kernel forced, the BFS samples) and
 # is meant to finish in minutes; "full" takes every GPU case, which under memcheck and racecheck
-# runs for hours. Measured on the H100 (2026-11-23), all runs at once on the one GPU: in "kernels"
-# mode the product-kernel, ops and racecheck runs did not finish in 300 s each (no error in any
-# test they finished); give them more seconds (second argument), the GPU is shared by all runs.
+# runs for hours. All runs share the one GPU at once: on an H100, "kernels" mode needs more than
+# 300 s a run (the second argument).
 set -uo pipefail
 out=${OUT:-gpu-logs}
 build=${1:-/tmp/build-gpu}

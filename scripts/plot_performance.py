@@ -2,7 +2,7 @@
 """Plots bfs_bench's JSON: BFS time per graph for every kernel and baseline, as grouped bars on a
 log scale (the median of the timed runs; a tick marks the minimum).
 
-    scripts/plot_performance.py [build/bench.json] [-o docs/performance.png] [--source max-degree|random|all]
+    scripts/plot_performance.py [build/bench.json] [-o build/performance.png] [--source max-degree|random|all]
 
 By default only the highest-degree source is plotted (the issue's targets are for that source);
 --source all plots the median over every source's median. Skipped cases are labelled "skipped",
@@ -70,7 +70,7 @@ def collect(data, which):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("json", nargs="?", default="build/bench.json", help="bfs_bench --json output")
-    ap.add_argument("-o", "--output", default="docs/performance.png", help="the image to write (PNG, SVG, PDF)")
+    ap.add_argument("-o", "--output", default="build/performance.png", help="the image to write (PNG, SVG, PDF)")
     ap.add_argument("--source", choices=["max-degree", "random", "all"], default="max-degree",
                     help="which sources to plot (default: the highest-degree vertex)")
     args = ap.parse_args()

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Compares the machine code of two builds of a kernel file, source line by source line: how
 many SASS instructions each line of each source file compiled to, in build A and build B, and
-where they differ. Meant for changes that should leave a path alone (a pull change and the
-grid's push levels, docs/PERFORMANCE.md 2026-11-25 night): in a kernel at its register cap, a
+where they differ. Meant for changes that should leave a path alone (a change to the pull and
+the grid's push levels, say): in a kernel at its register cap, a
 change anywhere can re-allocate and re-schedule code everywhere, and this shows where. Standard
 library only; needs `nvdisasm` (CUDA toolkit, or PyPI's nvidia-cuda-nvdisasm wheel, whose
 nvidia/cu13/bin/nvdisasm runs as is).
