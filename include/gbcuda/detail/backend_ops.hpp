@@ -2,7 +2,8 @@
 // The primitives each backend provides. The public operations (operations.hpp) normalise their
 // arguments (mask, descriptor, forms, memory) and call these; each backend implements the same
 // signatures in its own namespace:
-//   detail::host  -- templates in detail/host_ops.hpp (OpenMP; any operator, user-defined too)
+//   detail::host  -- templates in detail/host/*.hpp, all included by detail/host_ops.hpp (OpenMP;
+//                    any operator, user-defined too)
 //   detail::cuda  -- lib/cuda/*.cu, explicitly instantiated for the built-in operators and the
 //                    types of GBCUDA_FOR_EACH_TYPE; cuda_supports_* below say which.
 //

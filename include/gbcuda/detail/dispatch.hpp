@@ -7,7 +7,7 @@
 //   - the value product (CUDA, every other built-in semiring: value_product.cu; push or pull by the
 //     same policy on what the host knows);
 //   - a device user-defined semiring (CUDA, nvcc callers only: cuda_user_ops.cuh);
-//   - the host backend (host_ops.hpp: scatter = push, gather = pull, by the same policy).
+//   - the host backend (host/product.hpp: scatter = push, gather = pull, by the same policy).
 // What the CUDA backend does not instantiate runs on host copies (on_host_copy).
 #include <algorithm>
 #include <memory>
