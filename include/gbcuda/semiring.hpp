@@ -46,6 +46,16 @@ GBCUDA_BINARY_OP(Lor, T((x != X(0)) || (y != Y(0))), true, true)
 GBCUDA_BINARY_OP(Land, T((x != X(0)) && (y != Y(0))), true, true)
 #undef GBCUDA_BINARY_OP
 
+// The built-in binary operators above, listed once: every table of them (the CUDA backend's codes
+// and support checks in detail/, its dispatch switches and instantiations in lib/cuda/) is
+// generated from this list. X(NAME, ...) is called with each operator's name and the extra
+// arguments.
+// clang-format off
+#define GBCUDA_FOR_EACH_BINARY_OP(X, ...) \
+  X(Plus, __VA_ARGS__) X(Minus, __VA_ARGS__) X(Times, __VA_ARGS__) X(Min, __VA_ARGS__) X(Max, __VA_ARGS__) \
+  X(First, __VA_ARGS__) X(Second, __VA_ARGS__) X(Pair, __VA_ARGS__) X(Lor, __VA_ARGS__) X(Land, __VA_ARGS__)
+// clang-format on
+
 // SECONDI: in a product w = A*u or w' = u'*A the result of one multiply A(i,k)*u(k) (or
 // u(k)*A(k,j)) is k, the index shared by the two operands. BFS parents come from this.
 template <class T>

@@ -538,10 +538,8 @@ void mask_bitmap(std::uint8_t* out, const VecView<M>& mask, bool structural) {
 
 // ---- explicit instantiations: exactly what cuda_supports_accum / _binary_op / _unary_op accept
 // (apply and assign_indexed take their operators as run-time codes: one per type)
-#define GBCUDA_BINOPS(X, T) \
-  X(T, Plus<T>)             \
-  X(T, Minus<T>)            \
-  X(T, Times<T>) X(T, Min<T>) X(T, Max<T>) X(T, First<T>) X(T, Second<T>) X(T, Pair<T>) X(T, Lor<T>) X(T, Land<T>)
+#define GBCUDA_BINOP_OF_TYPE(NAME, X, T) X(T, NAME<T>)
+#define GBCUDA_BINOPS(X, T) GBCUDA_FOR_EACH_BINARY_OP(GBCUDA_BINOP_OF_TYPE, X, T)
 
 #define GBCUDA_INST_MERGE(T, A)                                                                 \
   template void merge<T, A>(VectorStore<T>&, const MaskView&, const A&, VectorStore<T>&, bool); \

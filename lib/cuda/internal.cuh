@@ -14,16 +14,10 @@ namespace gbcuda::detail::cuda {
 template <class T>
 __device__ __forceinline__ T bin_apply(BinCode c, T x, T y) {
   switch (c) {
-    case BinCode::Plus: return Plus<T>{}(x, y);
-    case BinCode::Minus: return Minus<T>{}(x, y);
-    case BinCode::Times: return Times<T>{}(x, y);
-    case BinCode::Min: return Min<T>{}(x, y);
-    case BinCode::Max: return Max<T>{}(x, y);
-    case BinCode::First: return First<T>{}(x, y);
-    case BinCode::Second: return Second<T>{}(x, y);
-    case BinCode::Pair: return Pair<T>{}(x, y);
-    case BinCode::Lor: return Lor<T>{}(x, y);
-    case BinCode::Land: return Land<T>{}(x, y);
+#define GBCUDA_BIN_APPLY_CASE(NAME, ...) \
+  case BinCode::NAME: return NAME<T>{}(x, y);
+    GBCUDA_FOR_EACH_BINARY_OP(GBCUDA_BIN_APPLY_CASE)
+#undef GBCUDA_BIN_APPLY_CASE
     case BinCode::None: break;
   }
   return y;

@@ -91,16 +91,10 @@ struct DeviceSemiring {
   }
   __device__ Z multiply(Z x, Z y, Index k) const {
     switch (code.mul) {
-      case MulCode::Plus: return Plus<Z>{}(x, y);
-      case MulCode::Minus: return Minus<Z>{}(x, y);
-      case MulCode::Times: return Times<Z>{}(x, y);
-      case MulCode::Min: return Min<Z>{}(x, y);
-      case MulCode::Max: return Max<Z>{}(x, y);
-      case MulCode::First: return x;
-      case MulCode::Second: return y;
-      case MulCode::Pair: return Z(1);
-      case MulCode::Lor: return Lor<Z>{}(x, y);
-      case MulCode::Land: return Land<Z>{}(x, y);
+#define GBCUDA_MULTIPLY_CASE(NAME, ...) \
+  case MulCode::NAME: return NAME<Z>{}(x, y);
+      GBCUDA_FOR_EACH_BINARY_OP(GBCUDA_MULTIPLY_CASE)
+#undef GBCUDA_MULTIPLY_CASE
       case MulCode::SecondI: break;
     }
     return cast_to<Z>(k);

@@ -81,16 +81,16 @@ inline constexpr bool is_bool_product_v =
     std::is_same_v<S, AnyPair<bool>> || std::is_same_v<S, LorLand<bool>> ||
     std::is_same_v<S, AnySecondI<std::int32_t>> || std::is_same_v<S, AnySecondI<std::int64_t>>;
 
-// Binary ops instantiated for merge (accumulators) and ewise, each with T in and out:
-// Plus Minus Times Min Max First Second Pair Lor Land.
+// Binary ops instantiated for merge (accumulators) and ewise, each with T in and out: the
+// built-in ones (GBCUDA_FOR_EACH_BINARY_OP, semiring.hpp).
 template <class Op, class T>
 constexpr bool cuda_supports_binary_op() {
   if constexpr (!is_value_type_v<T>) return false;
-  else
-    return std::is_same_v<Op, Plus<T>> || std::is_same_v<Op, Minus<T>> || std::is_same_v<Op, Times<T>> ||
-           std::is_same_v<Op, Min<T>> || std::is_same_v<Op, Max<T>> || std::is_same_v<Op, First<T>> ||
-           std::is_same_v<Op, Second<T>> || std::is_same_v<Op, Pair<T>> || std::is_same_v<Op, Lor<T>> ||
-           std::is_same_v<Op, Land<T>>;
+  else {
+#define GBCUDA_IS_BINARY_OP(NAME, ...) std::is_same_v<Op, NAME<T>> ||
+    return GBCUDA_FOR_EACH_BINARY_OP(GBCUDA_IS_BINARY_OP) false;
+#undef GBCUDA_IS_BINARY_OP
+  }
 }
 template <class Accum, class T>
 constexpr bool cuda_supports_accum() {

@@ -13,24 +13,18 @@ struct BfsResult;
 namespace gbcuda::detail::cuda {
 
 // ---- binary operators (accumulators and ewise) ---------------------------------------------
-enum class BinCode : int { None, Plus, Minus, Times, Min, Max, First, Second, Pair, Lor, Land };
+#define GBCUDA_BINARY_OP_ENUMERATOR(NAME, ...) NAME,
+enum class BinCode : int { None, GBCUDA_FOR_EACH_BINARY_OP(GBCUDA_BINARY_OP_ENUMERATOR) };
 
 template <class Op, class T>
 constexpr BinCode bin_code() {
-  if constexpr (std::is_same_v<Op, NoAccum>) return BinCode::None;
-  else if constexpr (std::is_same_v<Op, Plus<T>>) return BinCode::Plus;
-  else if constexpr (std::is_same_v<Op, Minus<T>>) return BinCode::Minus;
-  else if constexpr (std::is_same_v<Op, Times<T>>) return BinCode::Times;
-  else if constexpr (std::is_same_v<Op, Min<T>>) return BinCode::Min;
-  else if constexpr (std::is_same_v<Op, Max<T>>) return BinCode::Max;
-  else if constexpr (std::is_same_v<Op, First<T>>) return BinCode::First;
-  else if constexpr (std::is_same_v<Op, Second<T>>) return BinCode::Second;
-  else if constexpr (std::is_same_v<Op, Pair<T>>) return BinCode::Pair;
-  else if constexpr (std::is_same_v<Op, Lor<T>>) return BinCode::Lor;
-  else {
-    static_assert(std::is_same_v<Op, Land<T>>, "operator not instantiated by the CUDA backend");
-    return BinCode::Land;
-  }
+  static_assert(std::is_same_v<Op, NoAccum> || cuda_supports_binary_op<Op, T>(),
+                "operator not instantiated by the CUDA backend");
+#define GBCUDA_BIN_CODE_OF(NAME, ...)                              \
+  if constexpr (std::is_same_v<Op, NAME<T>>) return BinCode::NAME; \
+  else
+  GBCUDA_FOR_EACH_BINARY_OP(GBCUDA_BIN_CODE_OF) return BinCode::None;
+#undef GBCUDA_BIN_CODE_OF
 }
 
 // ---- unary operators (apply) ----------------------------------------------------------------
@@ -86,23 +80,17 @@ ElementOp<T> select_op(SelectKind kind, double thunk) {
 // The value product (value_product.cu): w = A*u over any semiring cuda_supports_semiring
 // accepts, operands of any value type read as the semiring's type Z. The semiring travels as
 // run-time codes, so each kernel is compiled once per Z.
-enum class MulCode : std::int8_t { Plus, Minus, Times, Min, Max, First, Second, Pair, Lor, Land, SecondI };
+enum class MulCode : std::int8_t { GBCUDA_FOR_EACH_BINARY_OP(GBCUDA_BINARY_OP_ENUMERATOR) SecondI };
 template <class Op, class Z>
 constexpr MulCode mul_code() {
-  if constexpr (std::is_same_v<Op, Plus<Z>>) return MulCode::Plus;
-  else if constexpr (std::is_same_v<Op, Minus<Z>>) return MulCode::Minus;
-  else if constexpr (std::is_same_v<Op, Times<Z>>) return MulCode::Times;
-  else if constexpr (std::is_same_v<Op, Min<Z>>) return MulCode::Min;
-  else if constexpr (std::is_same_v<Op, Max<Z>>) return MulCode::Max;
-  else if constexpr (std::is_same_v<Op, First<Z>>) return MulCode::First;
-  else if constexpr (std::is_same_v<Op, Second<Z>>) return MulCode::Second;
-  else if constexpr (std::is_same_v<Op, Pair<Z>>) return MulCode::Pair;
-  else if constexpr (std::is_same_v<Op, Lor<Z>>) return MulCode::Lor;
-  else if constexpr (std::is_same_v<Op, Land<Z>>) return MulCode::Land;
-  else {
+#define GBCUDA_MUL_CODE_OF(NAME, ...)                              \
+  if constexpr (std::is_same_v<Op, NAME<Z>>) return MulCode::NAME; \
+  else
+  GBCUDA_FOR_EACH_BINARY_OP(GBCUDA_MUL_CODE_OF) {
     static_assert(std::is_same_v<Op, SecondI<Z>>, "multiply operator not offered by the CUDA value product");
     return MulCode::SecondI;
   }
+#undef GBCUDA_MUL_CODE_OF
 }
 struct SemiringCode {
   MonoidKind add = MonoidKind::Plus;
