@@ -241,6 +241,23 @@ __device__ void few_rows_level(const Tgt& t, int lvl, const Vid* in, Index size,
   block_add(new_edges, k.next_edges, &s.sum);
 }
 
+// The push of one level over every block, the ladder both kernels run (product.cu's product
+// kernel and fused_bfs.cu's fused kernel): a few long rows are dealt out as edge chunks over all
+// blocks (few_long_rows); otherwise the queue kernel `kind` (any kind but QueueGlobal and
+// QueueBlock means warp queues). The single-block body and the pull are the callers' own, since
+// each runs them differently. `edges`: the input's out-edges (the policy's count).
+template <bool Fresh, class Tgt>
+__device__ __forceinline__ void grid_push_level(const Tgt& t, int lvl, const Vid* in, Index size, Index edges,
+                                                ProductKernel kind, LevelCounters k, Vid* smem, PushShared& ps,
+                                                FewRowsShared& fs) {
+  if (few_long_rows(size, edges)) few_rows_level<Fresh>(t, lvl, in, size, k, smem, fs);
+  else if (kind == ProductKernel::QueueGlobal)
+    push_level<QueueMode::Global, Fresh>(t, lvl, in, size, k, smem, ps, gridDim.x, blockIdx.x);
+  else if (kind == ProductKernel::QueueBlock)
+    push_level<QueueMode::Block, Fresh>(t, lvl, in, size, k, smem, ps, gridDim.x, blockIdx.x);
+  else push_level<QueueMode::Warp, Fresh>(t, lvl, in, size, k, smem, ps, gridDim.x, blockIdx.x);
+}
+
 // A pull's finds, staged per warp in shared memory (`cap` entries) and written out with one
 // atomic on the output's tail per full stage, rather than one atomic on that single address per
 // warp iteration (pair of words). Measured: kron:22:16

@@ -532,19 +532,22 @@ void allow_dynamic_smem(Kernel* kernel, std::size_t bytes, std::atomic<std::size
   raised.store(bytes, std::memory_order_release);
 }
 
+// What the launches need to know about the device, asked once per process (the library runs on
+// one device; product.cu): each query costs host time on every call otherwise.
+struct DeviceFacts {
+  int sms = 0;             // streaming multiprocessors
+  int smem_optin = 0;      // dynamic shared memory a block may opt in to (bytes)
+  long long l2_bytes = 0;  // L2 cache
+};
+const DeviceFacts& device_facts();
+
 // May wide pushes claim without reading the claim bit first (WideLevel::blind_claims)? Only
 // while a claim bitmap of n bits is at most 1/kBlindClaimsL2Share of this device's L2 (1.6 MB,
 // 13 M vertices, on the H100): measured faster at 512 KB and slower at 8 and 12.5 MB; where
 // between the two it turns is not measured.
 inline constexpr long long kBlindClaimsL2Share = 32;
 inline bool blind_claims_allowed(Index n) {
-  static const long long l2 = [] {
-    int device = 0, bytes = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrL2CacheSize, device));
-    return static_cast<long long>(bytes);
-  }();
-  return (static_cast<long long>(n) + 31) / 32 * 4 <= l2 / kBlindClaimsL2Share;
+  return (static_cast<long long>(n) + 31) / 32 * 4 <= device_facts().l2_bytes / kBlindClaimsL2Share;
 }
 
 }  // namespace gbcuda::detail::cuda::product

@@ -161,14 +161,8 @@ __global__ void __launch_bounds__(kThreads, 1) fused_kernel(FusedArgs a) {
         t.fout = a.bitmaps[1 - bm];
         pull_level(t, c.level, fin, k, smem, &s_sum);
         bm = 1 - bm;
-      } else if (few_long_rows(size, Index(c.frontier_edges))) {
-        few_rows_level<true>(t, c.level, in, size, k, smem, fs);
-      } else if (kind == ProductKernel::QueueGlobal) {
-        push_level<QueueMode::Global, true>(t, c.level, in, size, k, smem, ps, gridDim.x, blockIdx.x);
-      } else if (kind == ProductKernel::QueueBlock) {
-        push_level<QueueMode::Block, true>(t, c.level, in, size, k, smem, ps, gridDim.x, blockIdx.x);
       } else {
-        push_level<QueueMode::Warp, true>(t, c.level, in, size, k, smem, ps, gridDim.x, blockIdx.x);
+        grid_push_level<true>(t, c.level, in, size, Index(c.frontier_edges), kind, k, smem, ps, fs);
       }
       grid.sync();
       if (threadIdx.x == 0) {
@@ -219,9 +213,8 @@ struct FusedLaunch {
 FusedLaunch fused_launch(const Capacities& caps, int sms) {
   FusedLaunch l;
   if (!persistent_kernels_available()) return l;
-  int device = 0, optin = 0, per_sm = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  const int optin = device_facts().smem_optin;
+  int per_sm = 0;
   l.smem = fused_queue_smem_bytes(caps);
   if (l.smem + static_smem_bytes(fused_kernel) + 1024 > std::size_t(optin)) return l;
   static std::atomic<std::size_t> raised{0};
@@ -307,10 +300,7 @@ TailStatus fused_search(const Graph& g, Index source, bool parents, const Produc
     throw Error(Status::InvalidIndex, "source vertex " + std::to_string(source) + " is out of range");
   if (policy.forced == ProductKernel::Pull && !g.in_ptr)
     throw Error(Status::InvalidValue, "the pull kernel needs the in-edges (A') on the device");
-  int device = 0, sms = 0, optin = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  const int sms = device_facts().sms, optin = device_facts().smem_optin;
   if (single_block_smem_bytes<FusedTarget>(caps) + 512 > std::size_t(optin))
     throw Error(Status::InvalidValue, "single-block queue of " + std::to_string(caps.single_block_queue) +
                                           " entries does not fit in shared memory (" + std::to_string(optin) +

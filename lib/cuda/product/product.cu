@@ -234,9 +234,7 @@ __global__ void __launch_bounds__(kThreads, 1) product_kernel(ProductArgs<Z, K> 
     const Index psize = pass == 0 ? size : false_size;
     if (pass == 1) grid.sync();
     if (psize == 0) continue;
-    if (few_long_rows(psize, info.frontier_edges)) {
-      few_rows_level<true>(t, 0, pin, psize, k, smem, fs);
-    } else if (kind == ProductKernel::SingleBlock) {
+    if (kind == ProductKernel::SingleBlock && !few_long_rows(psize, info.frontier_edges)) {
       if (blockIdx.x == 0) {
         const LevelRule rule{a.policy, a.t.caps, g.n, a.can_pull};
         Control c{};
@@ -250,32 +248,10 @@ __global__ void __launch_bounds__(kThreads, 1) product_kernel(ProductArgs<Z, K> 
           a.out->trace.edges = Index(c.frontier_edges);
         }
       }
-    } else if (kind == ProductKernel::QueueGlobal) {
-      push_level<QueueMode::Global, true>(t, 0, pin, psize, k, smem, ps, gridDim.x, blockIdx.x);
-    } else if (kind == ProductKernel::QueueBlock) {
-      push_level<QueueMode::Block, true>(t, 0, pin, psize, k, smem, ps, gridDim.x, blockIdx.x);
     } else {
-      push_level<QueueMode::Warp, true>(t, 0, pin, psize, k, smem, ps, gridDim.x, blockIdx.x);
+      grid_push_level<true>(t, 0, pin, psize, info.frontier_edges, kind, k, smem, ps, fs);
     }
   }
-}
-
-// What the launch needs to know about the device, asked once per process (the library runs on
-// one device): each query costs host time on every product otherwise.
-struct DeviceFacts {
-  int sms = 0;
-  int smem_optin = 0;
-};
-const DeviceFacts& device_facts() {
-  static const DeviceFacts facts = [] {
-    DeviceFacts f;
-    int device = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&f.sms, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&f.smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    return f;
-  }();
-  return facts;
 }
 
 // Co-resident blocks of the product kernel for `smem` bytes of dynamic shared memory; the
@@ -308,6 +284,20 @@ constexpr OutValue out_value() {
 void set_product_capacities(const Capacities& caps) { g_caps = caps; }
 Capacities product_capacities() { return g_caps; }
 
+const DeviceFacts& device_facts() {
+  static const DeviceFacts facts = [] {
+    DeviceFacts f;
+    int device = 0, l2 = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&f.sms, cudaDevAttrMultiProcessorCount, device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&f.smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+    f.l2_bytes = l2;
+    return f;
+  }();
+  return facts;
+}
+
 }  // namespace product
 
 template <class S>
@@ -331,7 +321,7 @@ void bool_product(VectorStore<typename S::value_type>& t, const MaskView& m, con
   if (!persistent_kernels_available())
     throw Error(Status::NotImplemented, "the boolean product needs a GPU with cooperative launch");
   // The library's policy: measured on this device on first use (a second or less), then cached.
-  const ProductPolicy base = calibrated_product_policy();
+  const ProductPolicy base = product::calibrated_product_policy();
   t.indices = Array<Vid>(static_cast<std::size_t>(n_out), Backend::Cuda);
   t.values = Array<Z>(static_cast<std::size_t>(n_out), Backend::Cuda);
   DeviceTally* out = tally_of(t);
