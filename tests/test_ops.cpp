@@ -919,6 +919,32 @@ TEST_P(OpsTest, ReduceAny) {
   }
 }
 
+// The sum of one entry is that entry, under every monoid (GraphBLAS: no operator is applied).
+// LOR and LAND over a non-bool type are where it shows: LOR(identity 0, -4) would be 1. One entry
+// in each form, the count on the device or not, and two entries (then the operator does apply).
+TEST_P(OpsTest, ReduceOfOneEntryIsTheEntry) {
+  for (gbcuda::VectorForm f : {gbcuda::VectorForm::Sparse, gbcuda::VectorForm::Bitmap}) {
+    Vector<std::int32_t> u(7, b());
+    u.set_element(3, -4);
+    u.to_form(f);
+    EXPECT_EQ(gbcuda::reduce(gbcuda::LorMonoid<std::int32_t>{}, u), -4) << gbcuda::to_string(f);
+    EXPECT_EQ(gbcuda::reduce(gbcuda::LandMonoid<std::int32_t>{}, u), -4) << gbcuda::to_string(f);
+    EXPECT_EQ(gbcuda::reduce(gbcuda::PlusMonoid<std::int32_t>{}, u), -4) << gbcuda::to_string(f);
+    Vector<double> x(5, b());
+    x.set_element(0, 2.5);
+    x.to_form(f);
+    EXPECT_EQ(gbcuda::reduce(gbcuda::LorMonoid<double>{}, x), 2.5) << gbcuda::to_string(f);
+    // A count still in device memory (the output of an operation) takes the same path.
+    Vector<double> y(5, b());
+    gbcuda::apply(y, gbcuda::no_mask, gbcuda::no_accum, gbcuda::Identity<double>{}, x);
+    EXPECT_EQ(gbcuda::reduce(gbcuda::LandMonoid<double>{}, y), 2.5) << gbcuda::to_string(f);
+    u.set_element(5, 3);
+    EXPECT_EQ(gbcuda::reduce(gbcuda::LorMonoid<std::int32_t>{}, u), 1) << gbcuda::to_string(f);
+  }
+  const Vector<std::int64_t> d = Vector<std::int64_t>::full(1, -9, b());
+  EXPECT_EQ(gbcuda::reduce(gbcuda::LorMonoid<std::int64_t>{}, d), -9);
+}
+
 // Vectors of length 0 (an empty graph's): every operation with a structural mask, which has no
 // arrays at all, gives an empty result instead of an internal error (the GPU once took such a
 // mask for a list without a bitmap).

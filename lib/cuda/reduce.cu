@@ -56,6 +56,28 @@ __global__ void any_value_kernel(T* out, const T* values, const unsigned long lo
   else *out = count_of(count, count_dev) > 0 ? values[0] : identity;
 }
 
+// The value of u's first stored entry into *out (the identity when u has none).
+template <class T>
+void first_entry(Scratch& scratch, const VecView<T>& u, T* out, T identity) {
+  unsigned long long* first = nullptr;
+  if (u.form == VectorForm::Bitmap) {
+    first = scratch.take<unsigned long long>(1);
+    fill_bytes(first, Backend::Cuda, 0xff, sizeof(*first));
+    first_present_kernel<<<grid_for(u.n), kBlock, 0, stream()>>>(u.bitmap, u.n, first);
+    CUDA_CHECK_LAUNCH();
+  }
+  const Index count = u.form == VectorForm::Dense ? u.n : u.nvals;
+  any_value_kernel<<<1, 1, 0, stream()>>>(out, u.values, first, count,
+                                          u.form == VectorForm::Sparse ? u.nvals_dev : nullptr, identity);
+  CUDA_CHECK_LAUNCH();
+}
+
+// *out = *single where u has exactly one entry (its count in device memory or not).
+template <class T>
+__global__ void single_entry_kernel(T* out, const T* single, Index count, const Index* count_dev) {
+  if (count_of(count, count_dev) == 1) *out = *single;
+}
+
 }  // namespace
 
 template <class Monoid, class T>
@@ -66,17 +88,7 @@ typename Monoid::value_type reduce(const Monoid& mon, const VecView<T>& u) {
   Scratch scratch;
   T* out = scratch.take<T>(1);
   if constexpr (Monoid::kind == MonoidKind::Any) {  // any entry will do: take the first stored one
-    unsigned long long* first = nullptr;
-    if (u.form == VectorForm::Bitmap) {
-      first = scratch.take<unsigned long long>(1);
-      fill_bytes(first, Backend::Cuda, 0xff, sizeof(*first));
-      first_present_kernel<<<grid_for(u.n), kBlock, 0, stream()>>>(u.bitmap, u.n, first);
-      CUDA_CHECK_LAUNCH();
-    }
-    const Index count = u.form == VectorForm::Dense ? u.n : u.nvals;
-    any_value_kernel<<<1, 1, 0, stream()>>>(out, u.values, first, count,
-                                            u.form == VectorForm::Sparse ? u.nvals_dev : nullptr, identity);
-    CUDA_CHECK_LAUNCH();
+    first_entry(scratch, u, out, identity);
   } else {
     const Index items = u.form == VectorForm::Sparse ? u.capacity : u.n;
     if (items == 0) return identity;
@@ -87,6 +99,16 @@ typename Monoid::value_type reduce(const Monoid& mon, const VecView<T>& u) {
     run_cub(scratch, [&](void* tmp, std::size_t& bytes) {
       return cub::DeviceReduce::Reduce(tmp, bytes, in, out, items, op, identity, stream());
     });
+    // The sum of one entry is that entry (GraphBLAS). The fold above starts from the identity,
+    // which every monoid but LOR and LAND over a non-bool type leaves alone: LOR(0, -4) is 1.
+    if constexpr ((Monoid::kind == MonoidKind::Lor || Monoid::kind == MonoidKind::Land) && !std::is_same_v<T, bool>) {
+      T* single = scratch.take<T>(1);
+      first_entry(scratch, u, single, identity);
+      const Index count = u.form == VectorForm::Dense ? u.n : u.nvals;
+      single_entry_kernel<<<1, 1, 0, stream()>>>(out, single, count,
+                                                 u.form == VectorForm::Dense ? nullptr : u.nvals_dev);
+      CUDA_CHECK_LAUNCH();
+    }
   }
   return read_device(out);
 }
