@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -25,6 +26,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_common.hpp"
+#include "cli_graph.hpp"
 #include "cli_kernels.hpp"
 #include "gbcuda/bfs.hpp"
 #include "gbcuda/context.hpp"
@@ -300,11 +302,6 @@ void write_column(const Output& out, const std::vector<V>& values) {
 // True when `file` is a .gbc file read by name (--format gbc, or auto and the file starts with the
 // .gbc magic): then it is read with its saved ordering. Pipes are left to the generic reader,
 // which gives a relabelled file back in the original ids.
-bool is_gbc_file(const std::string& file, const gbcuda::ReadOptions& ropt) {
-  if (ropt.format == gbcuda::FileFormat::Binary) return true;
-  return ropt.format == gbcuda::FileFormat::Auto && gbcuda::is_binary_graph_file(file);
-}
-
 // What --reorder did: "none", "file" (the ordering a .gbc file held), "computed", or "restored"
 // (a file's ordering undone for --reorder none); seconds for computed and restored, else -1.
 struct Reordering {
@@ -484,6 +481,208 @@ void build_cli(CLI::App& app, Options& o) {
       "  bfs_spmv matrices/bcsstk13.mtx --kernel queue-warp --verbose");
 }
 
+// The graph searched: loaded or generated, transposed or symmetrized, reordered, and saved
+// when --save asks.
+struct Graph {
+  std::string file;
+  bool generated = false;
+  gbcuda::ReadReport read_report;  // the format read, for --verbose and --json
+  gbcuda::Index rodinia_source = -1;
+  gbcuda::Matrix<bool> A;
+  gbcuda::Relabelling relabelling;  // A's ids -> the file's (identity unless ordered)
+  Reordering reordering;
+};
+
+Graph load(const Options& o, const std::string& file, bool file_given, gbcuda::Backend backend, const Outputs& outs) {
+  Graph g;
+  g.file = file;
+  g.generated = file_given && gbcuda::is_graph_spec(file);
+  gbcuda::ReadOptions ropt;
+  if (g.generated) {
+    if (o.format != "auto")
+      throw UsageError{fmt::format("--format {} does not apply to the generated graph {}", o.format, file)};
+    if (o.index_base != 0) throw UsageError{fmt::format("--index-base does not apply to the generated graph {}", file)};
+    if (o.verbose)
+      fmt::print(stderr, "bfs_spmv: generating {} on {}\n", gbcuda::parse_graph_spec(file).text(),
+                 gbcuda::to_string(backend));
+  } else {
+    ropt.format = gbcuda::parse_format(o.format);
+    ropt.rodinia_source = &g.rodinia_source;
+    ropt.index_base = o.index_base;
+    ropt.report = &g.read_report;
+    ropt.on_warning = [](const std::string& w) { fmt::print(stderr, "bfs_spmv: warning: {}\n", w); };
+    if (o.verbose) fmt::print(stderr, "bfs_spmv: reading {}\n", file);
+  }
+  gbcuda_cli::LoadedGraph loaded = gbcuda_cli::load_graph(file, backend, ropt);
+  gbcuda::Matrix<bool>& A = g.A;
+  A = std::move(loaded.matrix);
+  g.relabelling = std::move(loaded.relabelling);  // kept in the file's saved ordering, if any
+  if (!g.generated && o.verbose)
+    fmt::print(stderr, "bfs_spmv: format: {} ({})\n", gbcuda::to_string(g.read_report.format), g.read_report.header);
+  if (o.transpose) {
+    const gbcuda::Matrix<bool> At = A.transpose();  // shares the cached transpose's storage
+    A = At;
+  }
+  if (o.symmetrize) A = A.symmetrized();
+
+  const gbcuda::Index n = A.nrows();
+  if (A.nrows() != A.ncols())
+    throw UsageError{
+        fmt::format("the matrix is {} x {}; BFS needs a square matrix (vertices x vertices)", A.nrows(), A.ncols())};
+  if (n == 0) throw UsageError{fmt::format("the matrix in {} is empty (0 x 0): no vertices to search", file)};
+  if (o.verbose) fmt::print(stderr, "bfs_spmv: {} vertices, {} stored entries\n", n, A.nvals());
+  if (g.relabelling.size() != n) g.relabelling = gbcuda::Relabelling::identity(n);
+  // The orderings look at A + A', so a saved one holds for --transpose and --symmetrize too.
+  g.reordering = reorder(o, A, g.relabelling);
+  if (outs.save) {
+    if (g.relabelling.is_identity()) gbcuda::write_binary_graph(outs.save->path, A);
+    else gbcuda::write_binary_graph(outs.save->path, gbcuda::RelabelledGraph<bool>{A, g.relabelling});
+    if (o.verbose) fmt::print(stderr, "bfs_spmv: saved the graph to {}\n", outs.save->path);
+  }
+  return g;
+}
+
+// What the timed searches found, in the file's ids.
+struct Search {
+  gbcuda::Index source = 0;  // the file's id
+  std::string source_how;
+  gbcuda::BfsOptions options;
+  gbcuda::BfsResult result;
+  double t_median = 0, t_min = 0, gteps = 0;
+  bool have_gteps = false;  // GTEPS needs a measurable time: a zero median reports none
+  bool validated = false;
+};
+
+// The warm-up and the timed searches from the chosen source, then --validate; nullopt when the
+// answer is invalid (said on stderr).
+std::optional<Search> search(const Options& o, const Graph& g, const SourceChoice& source_choice,
+                             gbcuda::Backend backend, gbcuda::Direction direction, gbcuda::BfsKernel kernel,
+                             bool algebra, bool parents, const std::string& device_desc) {
+  Search s;
+  const gbcuda::Matrix<bool>& A = g.A;
+  // Sources are chosen among the user's ids (the same vertex whatever the ordering).
+  const bool relabelled = !g.relabelling.is_identity();
+  const std::vector<gbcuda::Index> degree =
+      relabelled ? g.relabelling.to_original_order(A.out_degrees()) : A.out_degrees();
+  std::tie(s.source, s.source_how) = choose_source(source_choice, degree, g.rodinia_source);
+  if (degree[s.source] == 0)
+    fmt::print(stderr, "bfs_spmv: warning: source {} has no out-edges; the search reaches only {}\n", s.source,
+               s.source);
+  const gbcuda::Index searched_source = g.relabelling.new_id(s.source);
+
+  gbcuda::BfsOptions& bopt = s.options;
+  bopt.device = backend == gbcuda::Backend::Cuda ? gbcuda::Device::Cuda : gbcuda::Device::Host;
+  bopt.direction = direction;
+  bopt.kernel = kernel;
+  bopt.level_loop = algebra ? gbcuda::LevelLoop::Algebra : gbcuda::LevelLoop::Fused;
+  bopt.compute_parents = parents;
+  bopt.collect_stats = o.verbose;  // per-level stats cost a sync per level; only when shown
+  bopt.barrier_free_tail = !o.no_barrier_free_tail;
+
+  if (o.verbose) fmt::print(stderr, "bfs_spmv: warm-up BFS on {}\n", device_desc);
+  gbcuda::BfsResult& result = s.result;
+  result = gbcuda::bfs(A, searched_source, bopt);
+  std::vector<double> times;
+  times.reserve(static_cast<std::size_t>(o.repeat));
+  for (int i = 0; i < o.repeat; ++i) {
+    result = gbcuda::bfs(A, searched_source, bopt);
+    times.push_back(result.seconds);
+  }
+  s.t_median = median(times);
+  s.t_min = *std::min_element(times.begin(), times.end());
+  s.have_gteps = s.t_median > 0;
+  s.gteps = s.have_gteps ? static_cast<double>(result.edges_traversed) / s.t_median / 1e9 : 0.0;
+
+  if (o.verbose) {
+    for (const gbcuda::BfsLevelStats& l : result.levels)
+      fmt::print(stderr, "level {:>4}: frontier {:>10}, edges examined {:>12}, {}, {}, {:.6f} s\n", l.level,
+                 l.frontier_size, l.edges_examined, direction_name(l.direction), level_kernel_name(result, l),
+                 l.seconds);
+  }
+  if (o.validate) {
+    if (o.verbose) fmt::print(stderr, "bfs_spmv: validating\n");
+    std::string problem = gbcuda::validate_bfs(A, searched_source, result);
+    if (!problem.empty() && relabelled) problem += " (in the relabelled ids)";
+    if (!problem.empty()) {
+      fmt::print(stderr, "bfs_spmv: error: validation failed: {}\n", problem);
+      return std::nullopt;
+    }
+    s.validated = true;
+  }
+  if (relabelled) result = gbcuda::to_original_ids(std::move(result), g.relabelling);
+  return s;
+}
+
+// The summary: one JSON object (--json) or the text lines, on `report`.
+void report(std::FILE* report, const Options& o, bool file_given, const Graph& g, const Search& s,
+            const SourceChoice& source_choice, gbcuda::Direction direction, gbcuda::BfsKernel kernel, bool algebra,
+            const std::string& device_desc) {
+  const gbcuda::BfsResult& result = s.result;
+  const gbcuda::Index n = g.A.nrows();
+  if (o.json) {
+    nlohmann::json j;
+    j["file"] = g.file;
+    j["format"] = g.generated ? nlohmann::json(nullptr) : nlohmann::json(gbcuda::to_string(g.read_report.format));
+    j["ordering"] = gbcuda::to_string(g.relabelling.ordering());
+    j["ordering_from"] = g.reordering.from;
+    j["ordering_seconds"] = g.reordering.seconds >= 0 ? nlohmann::json(g.reordering.seconds) : nlohmann::json(nullptr);
+    j["transposed"] = o.transpose;
+    j["symmetrized"] = o.symmetrize;
+    j["vertices"] = n;
+    j["entries"] = g.A.nvals();
+    j["source"] = s.source;
+    j["source_choice"] = s.source_how;
+    j["source_seed"] =
+        source_choice.kind == SourceChoice::Kind::Random ? nlohmann::json(source_choice.seed) : nlohmann::json(nullptr);
+    j["reached"] = result.vertices_reached;
+    j["levels"] = result.num_levels;
+    j["device"] = device_desc;
+    j["backend"] = gbcuda::to_string(result.backend);
+    j["direction"] = direction_name(direction);
+    j["kernel"] = algebra ? std::string(kAlgebra) : std::string(gbcuda::to_string(kernel));
+    j["level_loop"] = gbcuda::to_string(result.level_loop);
+    j["barrier_free_tail"] = s.options.barrier_free_tail;
+    j["barrier_free_from"] =
+        result.barrier_free_from > 0 ? nlohmann::json(result.barrier_free_from) : nlohmann::json(nullptr);
+    j["barrier_free_abandoned"] = result.barrier_free_abandoned;
+    j["repeat"] = o.repeat;
+    j["seconds_median"] = s.t_median;
+    j["seconds_min"] = s.t_min;
+    j["gteps"] = s.have_gteps ? nlohmann::json(s.gteps) : nlohmann::json(nullptr);
+    j["edges_traversed"] = result.edges_traversed;
+    j["edges_counted_as"] = kEdgesCountedAs;
+    j["validated"] = o.validate ? nlohmann::json(s.validated) : nlohmann::json(nullptr);
+    j["level_sizes"] = level_sizes(result);
+    fmt::print(report, "{}\n", j.dump(2));
+    return;
+  }
+  std::string how;
+  if (o.transpose) how = " (transposed)";
+  if (o.symmetrize) how = " (symmetrized)";
+  fmt::print(report, "file:       {}{}\n", g.file, g.generated ? " (generated)" : file_given ? "" : " (bundled)");
+  fmt::print(report, "graph:      {} vertices, {} stored entries (directed){}\n", n, g.A.nvals(), how);
+  if (source_choice.kind == SourceChoice::Kind::Random)
+    fmt::print(report, "source:     {} (random, seed {})\n", s.source, source_choice.seed);
+  else fmt::print(report, "source:     {} ({})\n", s.source, s.source_how);
+  fmt::print(report, "ordering:   {}\n", g.reordering.describe(g.relabelling.ordering()));
+  fmt::print(report, "reached:    {} vertices in {} levels (level 0 = the source)\n", result.vertices_reached,
+             result.num_levels);
+  fmt::print(report, "device:     {} [{}]\n", device_desc, gbcuda::to_string(result.backend));
+  fmt::print(report, "direction:  {}\n", direction_name(direction));
+  fmt::print(report, "kernel:     {} ({} level loop{})\n", algebra ? kAlgebra : gbcuda::to_string(kernel),
+             gbcuda::to_string(result.level_loop),
+             result.barrier_free_from > 0    ? fmt::format("; barrier-free from level {}", result.barrier_free_from)
+             : result.barrier_free_abandoned ? "; barrier-free tail abandoned, searched again"
+                                             : "");
+  fmt::print(report, "time:       {:.6f} s per BFS (median of {}, min {:.6f} s)\n", s.t_median, o.repeat, s.t_min);
+  if (s.have_gteps)
+    fmt::print(report, "GTEPS:      {:.4f} ({} edges / median time)\n", s.gteps, result.edges_traversed);
+  else fmt::print(report, "GTEPS:      n/a (time below the timer's resolution; {} edges)\n", result.edges_traversed);
+  fmt::print(report, "edges:      {}\n", kEdgesCountedAs);
+  if (s.validated) fmt::print(report, "validated:  yes\n");
+}
+
+// load -> choose the source and search -> write the columns -> report.
 int run(const Options& o, bool file_given) {
   const bool algebra = o.kernel == kAlgebra;
   gbcuda::BfsKernel kernel = gbcuda::BfsKernel::Auto;
@@ -508,184 +707,23 @@ int run(const Options& o, bool file_given) {
   gbcuda::check_bfs_kernel(kernel, backend);  // before loading: a large file need not be read first
   const std::string device_desc = gbcuda::backend_description(backend);
 
-  gbcuda::Index rodinia_source = -1;
-  gbcuda::ReadReport read_report;  // the format read, for --verbose and --json
-  gbcuda::Matrix<bool> A;
-  gbcuda::Relabelling relabelling;  // A's ids -> the file's (identity unless a .gbc file held one)
-  const bool generated = file_given && gbcuda::is_graph_spec(file);
-  if (generated) {
-    if (o.format != "auto")
-      throw UsageError{fmt::format("--format {} does not apply to the generated graph {}", o.format, file)};
-    if (o.index_base != 0) throw UsageError{fmt::format("--index-base does not apply to the generated graph {}", file)};
-    const gbcuda::GraphSpec spec = gbcuda::parse_graph_spec(file);
-    if (o.verbose) fmt::print(stderr, "bfs_spmv: generating {} on {}\n", spec.text(), gbcuda::to_string(backend));
-    A = gbcuda::generate_graph(spec, backend);
-  } else {
-    gbcuda::ReadOptions ropt;
-    ropt.format = gbcuda::parse_format(o.format);
-    ropt.rodinia_source = &rodinia_source;
-    ropt.index_base = o.index_base;
-    ropt.report = &read_report;
-    ropt.on_warning = [](const std::string& w) { fmt::print(stderr, "bfs_spmv: warning: {}\n", w); };
-    if (o.verbose) fmt::print(stderr, "bfs_spmv: reading {}\n", file);
-    if (is_gbc_file(file, ropt)) {  // kept in its saved ordering, if any
-      gbcuda::RelabelledGraph<bool> g = gbcuda::read_relabelled_graph<bool>(file);
-      A = std::move(g.matrix);
-      relabelling = std::move(g.relabelling);
-      read_report.format = gbcuda::FileFormat::Binary;
-      read_report.header = relabelling.ordering() == gbcuda::Ordering::None
-                               ? "gbc"
-                               : fmt::format("gbc, relabelled ({})", gbcuda::to_string(relabelling.ordering()));
-    } else {
-      A = gbcuda::read_matrix<bool>(file, ropt);
-    }
-    if (o.verbose)
-      fmt::print(stderr, "bfs_spmv: format: {} ({})\n", gbcuda::to_string(read_report.format), read_report.header);
-  }
-  if (o.transpose) {
-    const gbcuda::Matrix<bool> At = A.transpose();  // shares the cached transpose's storage
-    A = At;
-  }
-  if (o.symmetrize) A = A.symmetrized();
-
-  const gbcuda::Index n = A.nrows();
-  if (A.nrows() != A.ncols())
-    throw UsageError{
-        fmt::format("the matrix is {} x {}; BFS needs a square matrix (vertices x vertices)", A.nrows(), A.ncols())};
-  if (n == 0) throw UsageError{fmt::format("the matrix in {} is empty (0 x 0): no vertices to search", file)};
-  if (o.verbose) fmt::print(stderr, "bfs_spmv: {} vertices, {} stored entries\n", n, A.nvals());
-  if (relabelling.size() != n) relabelling = gbcuda::Relabelling::identity(n);
-  // The orderings look at A + A', so a saved one holds for --transpose and --symmetrize too.
-  const Reordering reordering = reorder(o, A, relabelling);
-  if (outs.save) {
-    if (relabelling.is_identity()) gbcuda::write_binary_graph(outs.save->path, A);
-    else gbcuda::write_binary_graph(outs.save->path, gbcuda::RelabelledGraph<bool>{A, relabelling});
-    if (o.verbose) fmt::print(stderr, "bfs_spmv: saved the graph to {}\n", outs.save->path);
-  }
-
-  // Sources are chosen among the user's ids (the same vertex whatever the ordering).
-  const bool relabelled = !relabelling.is_identity();
-  const std::vector<gbcuda::Index> degree =
-      relabelled ? relabelling.to_original_order(A.out_degrees()) : A.out_degrees();
-  const auto [source, source_how] = choose_source(source_choice, degree, rodinia_source);
-  if (degree[source] == 0)
-    fmt::print(stderr, "bfs_spmv: warning: source {} has no out-edges; the search reaches only {}\n", source, source);
-  const gbcuda::Index searched_source = relabelling.new_id(source);
-
-  gbcuda::BfsOptions bopt;
-  bopt.device = backend == gbcuda::Backend::Cuda ? gbcuda::Device::Cuda : gbcuda::Device::Host;
-  bopt.direction = direction;
-  bopt.kernel = kernel;
-  bopt.level_loop = algebra ? gbcuda::LevelLoop::Algebra : gbcuda::LevelLoop::Fused;
-  bopt.compute_parents = o.validate || outs.parents.has_value();
-  bopt.collect_stats = o.verbose;  // per-level stats cost a sync per level; only when shown
-  bopt.barrier_free_tail = !o.no_barrier_free_tail;
-
-  if (o.verbose) fmt::print(stderr, "bfs_spmv: warm-up BFS on {}\n", device_desc);
-  gbcuda::BfsResult result = gbcuda::bfs(A, searched_source, bopt);
-  std::vector<double> times;
-  times.reserve(static_cast<std::size_t>(o.repeat));
-  for (int i = 0; i < o.repeat; ++i) {
-    result = gbcuda::bfs(A, searched_source, bopt);
-    times.push_back(result.seconds);
-  }
-  const double t_median = median(times);
-  const double t_min = *std::min_element(times.begin(), times.end());
-  // GTEPS needs a measurable time; a zero median (below the timer's resolution) reports none.
-  const bool have_gteps = t_median > 0;
-  const double gteps = have_gteps ? static_cast<double>(result.edges_traversed) / t_median / 1e9 : 0.0;
-
-  if (o.verbose) {
-    for (const gbcuda::BfsLevelStats& s : result.levels)
-      fmt::print(stderr, "level {:>4}: frontier {:>10}, edges examined {:>12}, {}, {}, {:.6f} s\n", s.level,
-                 s.frontier_size, s.edges_examined, direction_name(s.direction), level_kernel_name(result, s),
-                 s.seconds);
-  }
-
-  bool validated = false;
-  if (o.validate) {
-    if (o.verbose) fmt::print(stderr, "bfs_spmv: validating\n");
-    std::string problem = gbcuda::validate_bfs(A, searched_source, result);
-    if (!problem.empty() && relabelled) problem += " (in the relabelled ids)";
-    if (!problem.empty()) {
-      fmt::print(stderr, "bfs_spmv: error: validation failed: {}\n", problem);
-      return kExitFailure;
-    }
-    validated = true;
-  }
-  if (relabelled) result = gbcuda::to_original_ids(std::move(result), relabelling);
+  const Graph g = load(o, file, file_given, backend, outs);
+  const bool parents = o.validate || outs.parents.has_value();
+  const std::optional<Search> s =
+      search(o, g, source_choice, backend, direction, kernel, algebra, parents, device_desc);
+  if (!s) return kExitFailure;
 
   auto write_result = [&](const std::optional<Output>& out, const auto& column, const char* what) {
     if (!out) return;
     write_column(*out, column);
     if (o.verbose) fmt::print(stderr, "bfs_spmv: wrote {} to {}\n", what, out->to_stdout ? "stdout" : out->path);
   };
-  write_result(outs.levels, result.level, "levels");
-  write_result(outs.parents, result.parent, "parents");
+  write_result(outs.levels, s->result.level, "levels");
+  write_result(outs.parents, s->result.parent, "parents");
 
-  const std::vector<gbcuda::Index> sizes = level_sizes(result);
-  std::FILE* const report = outs.to_stdout() ? stderr : stdout;  // stdout holds a result column
-  if (o.json) {
-    nlohmann::json j;
-    j["file"] = file;
-    j["format"] = generated ? nlohmann::json(nullptr) : nlohmann::json(gbcuda::to_string(read_report.format));
-    j["ordering"] = gbcuda::to_string(relabelling.ordering());
-    j["ordering_from"] = reordering.from;
-    j["ordering_seconds"] = reordering.seconds >= 0 ? nlohmann::json(reordering.seconds) : nlohmann::json(nullptr);
-    j["transposed"] = o.transpose;
-    j["symmetrized"] = o.symmetrize;
-    j["vertices"] = n;
-    j["entries"] = A.nvals();
-    j["source"] = source;
-    j["source_choice"] = source_how;
-    j["source_seed"] =
-        source_choice.kind == SourceChoice::Kind::Random ? nlohmann::json(source_choice.seed) : nlohmann::json(nullptr);
-    j["reached"] = result.vertices_reached;
-    j["levels"] = result.num_levels;
-    j["device"] = device_desc;
-    j["backend"] = gbcuda::to_string(result.backend);
-    j["direction"] = direction_name(direction);
-    j["kernel"] = algebra ? std::string(kAlgebra) : std::string(gbcuda::to_string(kernel));
-    j["level_loop"] = gbcuda::to_string(result.level_loop);
-    j["barrier_free_tail"] = bopt.barrier_free_tail;
-    j["barrier_free_from"] =
-        result.barrier_free_from > 0 ? nlohmann::json(result.barrier_free_from) : nlohmann::json(nullptr);
-    j["barrier_free_abandoned"] = result.barrier_free_abandoned;
-    j["repeat"] = o.repeat;
-    j["seconds_median"] = t_median;
-    j["seconds_min"] = t_min;
-    j["gteps"] = have_gteps ? nlohmann::json(gteps) : nlohmann::json(nullptr);
-    j["edges_traversed"] = result.edges_traversed;
-    j["edges_counted_as"] = kEdgesCountedAs;
-    j["validated"] = o.validate ? nlohmann::json(validated) : nlohmann::json(nullptr);
-    j["level_sizes"] = sizes;
-    fmt::print(report, "{}\n", j.dump(2));
-  } else {
-    std::string how;
-    if (o.transpose) how = " (transposed)";
-    if (o.symmetrize) how = " (symmetrized)";
-    fmt::print(report, "file:       {}{}\n", file, generated ? " (generated)" : file_given ? "" : " (bundled)");
-    fmt::print(report, "graph:      {} vertices, {} stored entries (directed){}\n", n, A.nvals(), how);
-    if (source_choice.kind == SourceChoice::Kind::Random)
-      fmt::print(report, "source:     {} (random, seed {})\n", source, source_choice.seed);
-    else fmt::print(report, "source:     {} ({})\n", source, source_how);
-    fmt::print(report, "ordering:   {}\n", reordering.describe(relabelling.ordering()));
-    fmt::print(report, "reached:    {} vertices in {} levels (level 0 = the source)\n", result.vertices_reached,
-               result.num_levels);
-    fmt::print(report, "device:     {} [{}]\n", device_desc, gbcuda::to_string(result.backend));
-    fmt::print(report, "direction:  {}\n", direction_name(direction));
-    fmt::print(report, "kernel:     {} ({} level loop{})\n", algebra ? kAlgebra : gbcuda::to_string(kernel),
-               gbcuda::to_string(result.level_loop),
-               result.barrier_free_from > 0    ? fmt::format("; barrier-free from level {}", result.barrier_free_from)
-               : result.barrier_free_abandoned ? "; barrier-free tail abandoned, searched again"
-                                               : "");
-    fmt::print(report, "time:       {:.6f} s per BFS (median of {}, min {:.6f} s)\n", t_median, o.repeat, t_min);
-    if (have_gteps) fmt::print(report, "GTEPS:      {:.4f} ({} edges / median time)\n", gteps, result.edges_traversed);
-    else fmt::print(report, "GTEPS:      n/a (time below the timer's resolution; {} edges)\n", result.edges_traversed);
-    fmt::print(report, "edges:      {}\n", kEdgesCountedAs);
-    if (validated) fmt::print(report, "validated:  yes\n");
-  }
-  std::fflush(report);
+  std::FILE* const out = outs.to_stdout() ? stderr : stdout;  // stdout holds a result column
+  report(out, o, file_given, g, *s, source_choice, direction, kernel, algebra, device_desc);
+  std::fflush(out);
   return kExitOk;
 }
 

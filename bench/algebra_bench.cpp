@@ -21,6 +21,7 @@
 
 #include "cc/cc.hpp"
 #include "cli_common.hpp"
+#include "cli_graph.hpp"
 #include "graphblas_algorithms.hpp"
 #include "pagerank/pagerank.hpp"
 #include "sssp/sssp.hpp"
@@ -288,9 +289,8 @@ void Bench::spmv(const std::string& graph, const gbcuda::Matrix<bool>& G, const 
 }
 
 void Bench::run_graph(const std::string& name) {
-  const bool generated = gbcuda::is_graph_spec(name);
   fmt::print(stderr, "algebra_bench: loading {}\n", name);
-  gbcuda::Matrix<bool> G = generated ? gbcuda::generate_graph(name, device_) : gbcuda::read_matrix<bool>(name);
+  gbcuda::Matrix<bool> G = gbcuda_cli::load_graph(name, device_).matrix;
   if (G.nrows() != G.ncols() || G.nrows() == 0)
     throw gbcuda_cli::UsageError{fmt::format("{}: need a non-empty square matrix", name)};
   if (!G.is_symmetric_structure() && (wants("cc") || wants("tc")))

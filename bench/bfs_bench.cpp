@@ -27,6 +27,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_common.hpp"
+#include "cli_graph.hpp"
 #include "cli_kernels.hpp"
 #include "gbcuda/bfs.hpp"
 #include "gbcuda/context.hpp"
@@ -548,18 +549,12 @@ void Bench::run_graph(const std::string& name, std::size_t index, std::size_t co
   gbcuda::Matrix<bool> A;
   std::optional<gbcuda::RelabelledGraph<bool>> saved;  // the graph as a .gbc file holds it relabelled
   try {
-    if (g.generated) {
-      A = gbcuda::generate_graph(name, backend_);
-    } else if (gbcuda::is_binary_graph_file(name)) {
-      gbcuda::RelabelledGraph<bool> rg = gbcuda::read_relabelled_graph<bool>(name);
-      if (rg.relabelling.is_identity()) {
-        A = std::move(rg.matrix);
-      } else {  // the baselines and the checks work in the file's original ids
-        A = gbcuda::relabel(rg.matrix, rg.relabelling.inverse());
-        saved = std::move(rg);
-      }
-    } else {
-      A = gbcuda::read_matrix<bool>(name);
+    gbcuda_cli::LoadedGraph loaded = gbcuda_cli::load_graph(name, backend_);
+    if (loaded.relabelling.size() == 0 || loaded.relabelling.is_identity()) {
+      A = std::move(loaded.matrix);
+    } else {  // the baselines and the checks work in the file's original ids
+      A = gbcuda::relabel(loaded.matrix, loaded.relabelling.inverse());
+      saved = gbcuda::RelabelledGraph<bool>{std::move(loaded.matrix), std::move(loaded.relabelling)};
     }
     if (A.nrows() != A.ncols())
       throw gbcuda::Error(gbcuda::Status::InvalidValue,
