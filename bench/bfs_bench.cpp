@@ -450,6 +450,26 @@ class Bench {
   Row run_graphblas(const GrbMatrix& G, const std::vector<Index>& degree, const GraphRecord& g, const Source& s,
                     std::vector<std::int32_t>& levels_out);
 
+  // One graph's graph (in the file's ids), its saved ordering, and per source the levels every
+  // other row must equal (the first row's, once validated).
+  struct GraphRun {
+    gbcuda::Matrix<bool> A;
+    std::optional<gbcuda::RelabelledGraph<bool>> saved;  // the graph as a .gbc file holds it relabelled
+    GraphRecord g;
+    std::vector<std::vector<std::int32_t>> refs;
+    std::vector<std::string> ref_names;
+  };
+  // run_graph's steps: load (false: the graph's error is recorded), the gbcuda kernels in each
+  // ordering, the CPU baselines.
+  bool load(GraphRun& run, std::size_t index, std::size_t count);
+  void run_kernels(GraphRun& run);
+  void run_baselines(GraphRun& run);
+  // Checks a row against the graph or its source's reference levels, and records it; `make` runs
+  // the search (an exception turns `fallback` into an error row).
+  template <class Make>
+  void guarded(GraphRun& run, std::size_t si, Make&& make, Row fallback);
+  void finish(GraphRun& run, std::size_t si, Row& row, std::vector<std::int32_t>& levels) const;
+
   const Options& o_;
   gbcuda::Backend backend_;
   std::vector<KernelRun> kernels_;
@@ -537,24 +557,23 @@ Row Bench::run_graphblas(const GrbMatrix& G, const std::vector<Index>& degree, c
   return row;
 }
 
-void Bench::run_graph(const std::string& name, std::size_t index, std::size_t count) {
-  GraphRecord g;
-  g.name = name;
+bool Bench::load(GraphRun& run, std::size_t index, std::size_t count) {
+  GraphRecord& g = run.g;
+  const std::string& name = g.name;
   g.generated = gbcuda::is_graph_spec(name);
   fmt::print(stderr, "bfs_bench: [{}/{}] {}: {} ...\n", index + 1, count, name,
              g.generated
                  ? fmt::format("generating ({})", backend_ == gbcuda::Backend::Cuda ? "on the GPU" : "on the host")
                  : std::string("reading"));
   const Clock::time_point t0 = Clock::now();
-  gbcuda::Matrix<bool> A;
-  std::optional<gbcuda::RelabelledGraph<bool>> saved;  // the graph as a .gbc file holds it relabelled
+  gbcuda::Matrix<bool>& A = run.A;
   try {
     gbcuda_cli::LoadedGraph loaded = gbcuda_cli::load_graph(name, backend_);
     if (loaded.relabelling.size() == 0 || loaded.relabelling.is_identity()) {
       A = std::move(loaded.matrix);
     } else {  // the baselines and the checks work in the file's original ids
       A = gbcuda::relabel(loaded.matrix, loaded.relabelling.inverse());
-      saved = gbcuda::RelabelledGraph<bool>{std::move(loaded.matrix), std::move(loaded.relabelling)};
+      run.saved = gbcuda::RelabelledGraph<bool>{std::move(loaded.matrix), std::move(loaded.relabelling)};
     }
     if (A.nrows() != A.ncols())
       throw gbcuda::Error(gbcuda::Status::InvalidValue,
@@ -568,8 +587,7 @@ void Bench::run_graph(const std::string& name, std::size_t index, std::size_t co
   }
   if (!g.error.empty()) {
     fmt::print(stderr, "bfs_bench: error: {}: {}\n", name, g.error);
-    graphs_.push_back(std::move(g));
-    return;
+    return false;
   }
   g.load_seconds = seconds_since(t0);
   g.vertices = A.nrows();
@@ -581,72 +599,63 @@ void Bench::run_graph(const std::string& name, std::size_t index, std::size_t co
   g.cpu_baselines = g.entries <= o_.host_max_entries;
   fmt::print(stderr, "bfs_bench: {}: {} vertices, {} stored entries, loaded in {:.2f} s (not timed)\n", name,
              g.vertices, g.entries, g.load_seconds);
+  run.refs.assign(g.sources.size(), {});
+  run.ref_names.assign(g.sources.size(), {});
+  return true;
+}
 
-  const bool want_host = !o_.no_host && backend_ == gbcuda::Backend::Cuda;
-  const bool want_graphblas = !o_.no_graphblas;
-  GrbMatrix G;
-  std::string graphblas_error;
-  if (want_graphblas && g.cpu_baselines) {
-    try {
-      graphblas_.ensure_initialized();
-      build_graphblas_matrix(A, G);
-    } catch (const std::exception& e) {
-      graphblas_error = e.what();
-    }
-  }
-
-  // Per source: the levels every other row must equal (the first row's, once validated).
-  std::vector<std::vector<std::int32_t>> refs(g.sources.size());
-  std::vector<std::string> ref_names(g.sources.size());
-  auto finish = [&](std::size_t si, Row& row, std::vector<std::int32_t>& levels) {
-    if (row.status != RowStatus::Ok) return;
-    std::vector<std::int32_t>& ref = refs[si];
-    std::string& ref_name = ref_names[si];
-    if (ref_name.empty()) {
-      // The first result for this graph and source: checked against the graph itself.
-      const std::string problem = gbcuda::validate_bfs(A, g.sources[si].vertex, [&] {
-        gbcuda::BfsResult r;
-        r.level = levels;
-        return r;
-      }());
-      row.validated = true;
-      if (!problem.empty()) {  // not a reference then: the next result is validated instead
-        row.status = RowStatus::Failed;
-        row.note = "validation: " + problem;
-        return;
-      }
-      ref = std::move(levels);
-      ref_name = row.name + (row.ordering == "none" ? "" : " (" + row.ordering + ")");
+void Bench::finish(GraphRun& run, std::size_t si, Row& row, std::vector<std::int32_t>& levels) const {
+  if (row.status != RowStatus::Ok) return;
+  std::vector<std::int32_t>& ref = run.refs[si];
+  std::string& ref_name = run.ref_names[si];
+  if (ref_name.empty()) {
+    // The first result for this graph and source: checked against the graph itself.
+    gbcuda::BfsResult r;
+    r.level = levels;
+    const std::string problem = gbcuda::validate_bfs(run.A, run.g.sources[si].vertex, r);
+    row.validated = true;
+    if (!problem.empty()) {  // not a reference then: the next result is validated instead
+      row.status = RowStatus::Failed;
+      row.note = "validation: " + problem;
       return;
     }
-    row.compared_with = ref_name;
-    const std::string diff = compare_levels(levels, ref);
-    if (!diff.empty()) {
-      row.status = RowStatus::Failed;
-      row.note = fmt::format("levels differ from {}: {}", ref_name, diff);
-    }
-  };
-  // Runs make(levels) for source si; an exception makes `fallback` an error row.
-  auto guarded = [&](std::size_t si, auto&& make, Row fallback) {
-    std::vector<std::int32_t> levels;
-    Row row;
-    try {
-      row = make(levels);
-    } catch (const std::bad_alloc&) {
-      row = std::move(fallback);
-      row.status = RowStatus::Error;
-      row.note = "out of host memory";
-    } catch (const std::exception& e) {
-      row = std::move(fallback);
-      row.status = RowStatus::Error;
-      row.note = e.what();
-    }
-    finish(si, row, levels);
-    progress(row);
-    rows_.push_back(std::move(row));
-  };
+    ref = std::move(levels);
+    ref_name = row.name + (row.ordering == "none" ? "" : " (" + row.ordering + ")");
+    return;
+  }
+  row.compared_with = ref_name;
+  const std::string diff = compare_levels(levels, ref);
+  if (!diff.empty()) {
+    row.status = RowStatus::Failed;
+    row.note = fmt::format("levels differ from {}: {}", ref_name, diff);
+  }
+}
 
-  // The gbcuda kernels in each ordering (the graph relabelled once per ordering), then the baselines.
+template <class Make>
+void Bench::guarded(GraphRun& run, std::size_t si, Make&& make, Row fallback) {
+  std::vector<std::int32_t> levels;
+  Row row;
+  try {
+    row = make(levels);
+  } catch (const std::bad_alloc&) {
+    row = std::move(fallback);
+    row.status = RowStatus::Error;
+    row.note = "out of host memory";
+  } catch (const std::exception& e) {
+    row = std::move(fallback);
+    row.status = RowStatus::Error;
+    row.note = e.what();
+  }
+  finish(run, si, row, levels);
+  progress(row);
+  rows_.push_back(std::move(row));
+}
+
+// The gbcuda kernels in each ordering (the graph relabelled once per ordering).
+void Bench::run_kernels(GraphRun& run) {
+  gbcuda::Matrix<bool>& A = run.A;
+  GraphRecord& g = run.g;
+  const std::string& name = g.name;
   for (gbcuda::Ordering ordering : orderings_) {
     gbcuda::Matrix<bool> M = A;
     gbcuda::Relabelling relabelling;
@@ -662,8 +671,8 @@ void Bench::run_graph(const std::string& name, std::size_t index, std::size_t co
       fmt::print(stderr, "bfs_bench: {}: relabelling ({}) ...\n", name, rec.name);
       const Clock::time_point t1 = Clock::now();
       try {
-        rec.from_file = saved && saved->relabelling.ordering() == ordering;  // (None never gets here)
-        gbcuda::RelabelledGraph<bool> rg = rec.from_file ? *saved : gbcuda::relabel(A, ordering);
+        rec.from_file = run.saved && run.saved->relabelling.ordering() == ordering;  // (None never gets here)
+        gbcuda::RelabelledGraph<bool> rg = rec.from_file ? *run.saved : gbcuda::relabel(A, ordering);
         M = std::move(rg.matrix);
         relabelling = std::move(rg.relabelling);
         if (backend_ == gbcuda::Backend::Cuda) M.csr(gbcuda::Backend::Cuda);
@@ -684,7 +693,7 @@ void Bench::run_graph(const std::string& name, std::size_t index, std::size_t co
         Row fallback = base_row(g, s, k.name, "kernel", device_desc_);
         fallback.ordering = gbcuda::to_string(ordering);
         guarded(
-            si,
+            run, si,
             [&](std::vector<std::int32_t>& lv) {
               return run_gbcuda(M, relabelled ? &relabelling : nullptr, g, s, k, backend_, lv);
             },
@@ -694,46 +703,67 @@ void Bench::run_graph(const std::string& name, std::size_t index, std::size_t co
     // A saved ordering's matrix outlives M (it is shared): drop its GPU copy now.
     if (relabelled && backend_ == gbcuda::Backend::Cuda) M.release(gbcuda::Backend::Cuda);
   }
+}
 
+// The CPU baselines: the host backend (when the kernels ran on the GPU) and GraphBLAS.
+void Bench::run_baselines(GraphRun& run) {
+  const GraphRecord& g = run.g;
+  const bool want_host = !o_.no_host && backend_ == gbcuda::Backend::Cuda;
+  const bool want_graphblas = !o_.no_graphblas;
+  GrbMatrix G;
+  std::string graphblas_error;
+  if (want_graphblas && g.cpu_baselines) {
+    try {
+      graphblas_.ensure_initialized();
+      build_graphblas_matrix(run.A, G);
+    } catch (const std::exception& e) {
+      graphblas_error = e.what();
+    }
+  }
+  auto unrun = [&](Row row, RowStatus status, const std::string& note) {  // a row with no search
+    row.status = status;
+    row.note = note;
+    progress(row);
+    rows_.push_back(std::move(row));
+  };
+  const std::vector<Index>& degree = run.A.out_degrees();
   for (std::size_t si = 0; si < g.sources.size(); ++si) {
     const Source& s = g.sources[si];
     if (want_host) {
       Row host = base_row(g, s, "host", "host-backend", gbcuda::backend_description(gbcuda::Backend::Host));
       if (!g.cpu_baselines) {
-        host.status = RowStatus::Skipped;
-        host.note = kTooLarge;
-        progress(host);
-        rows_.push_back(std::move(host));
+        unrun(std::move(host), RowStatus::Skipped, kTooLarge);
       } else {
         guarded(
-            si,
+            run, si,
             [&](std::vector<std::int32_t>& lv) {
               KernelRun host_run;
               host_run.name = "host";
-              return run_gbcuda(A, nullptr, g, s, host_run, gbcuda::Backend::Host, lv);
+              return run_gbcuda(run.A, nullptr, g, s, host_run, gbcuda::Backend::Host, lv);
             },
             std::move(host));
       }
     }
     if (want_graphblas) {
       Row grb = base_row(g, s, "graphblas", "graphblas", GraphBlas::description());
-      if (!g.cpu_baselines) {
-        grb.status = RowStatus::Skipped;
-        grb.note = kTooLarge;
-        progress(grb);
-        rows_.push_back(std::move(grb));
-      } else if (!graphblas_error.empty()) {
-        grb.status = RowStatus::Error;
-        grb.note = graphblas_error;
-        progress(grb);
-        rows_.push_back(std::move(grb));
-      } else {
+      if (!g.cpu_baselines) unrun(std::move(grb), RowStatus::Skipped, kTooLarge);
+      else if (!graphblas_error.empty()) unrun(std::move(grb), RowStatus::Error, graphblas_error);
+      else
         guarded(
-            si, [&](std::vector<std::int32_t>& lv) { return run_graphblas(G, degree, g, s, lv); }, std::move(grb));
-      }
+            run, si, [&](std::vector<std::int32_t>& lv) { return run_graphblas(G, degree, g, s, lv); }, std::move(grb));
     }
   }
-  graphs_.push_back(std::move(g));
+}
+
+// load -> the kernels in each ordering -> the baselines; every row checked against the first.
+void Bench::run_graph(const std::string& name, std::size_t index, std::size_t count) {
+  GraphRun run;
+  run.g.name = name;
+  if (load(run, index, count)) {
+    run_kernels(run);
+    run_baselines(run);
+  }
+  graphs_.push_back(std::move(run.g));
 }
 
 int Bench::print_table() const {
