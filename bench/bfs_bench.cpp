@@ -181,11 +181,6 @@ Json device_info(gbcuda::Backend backend) {
 // ---------------------------------------------------------------------------------------------
 // SuiteSparse:GraphBLAS: the CPU baseline.
 
-void grb_check(GrB_Info info, const char* what) {
-  if (info != GrB_SUCCESS && info != GrB_NO_VALUE)
-    throw std::runtime_error(fmt::format("GraphBLAS call {} failed (GrB_Info {})", what, static_cast<int>(info)));
-}
-
 int cpu_cores() { return std::max(1u, std::thread::hardware_concurrency()); }
 
 class GraphBlas {
@@ -198,9 +193,9 @@ class GraphBlas {
   }
   void ensure_initialized() {
     if (initialized_) return;
-    grb_check(GrB_init(GrB_NONBLOCKING), "GrB_init");
+    gbref::check(GrB_init(GrB_NONBLOCKING), "GrB_init");
     initialized_ = true;
-    grb_check(GxB_Global_Option_set_INT32(GxB_GLOBAL_NTHREADS, cpu_cores()), "GxB_Global_Option_set(NTHREADS)");
+    gbref::check(GxB_Global_Option_set_INT32(GxB_GLOBAL_NTHREADS, cpu_cores()), "GxB_Global_Option_set(NTHREADS)");
   }
   static std::string description() {
     return fmt::format("SuiteSparse:GraphBLAS {}.{}.{} (host, {} threads)", GxB_IMPLEMENTATION_MAJOR,
@@ -214,49 +209,7 @@ class GraphBlas {
 // The GraphBLAS handles and the import of the pattern (an iso by-row matrix), shared with
 // algebra_bench.
 using GrbMatrix = gbref::Matrix;
-using GrbVector = gbref::Vector;
 void build_graphblas_matrix(const gbcuda::Matrix<bool>& A, GrbMatrix& out) { gbref::import(A, out); }
-
-struct GrbRun {
-  double seconds = 0;
-  std::vector<std::int32_t> level;  // filled when asked
-};
-
-// LAGraph-style level BFS: q<!level, replace, structural> = q * A over ANY_PAIR, then
-// level<q, structural> = depth. Only the level loop is timed.
-GrbRun graphblas_bfs(const GrbMatrix& A, Index n, Index source, bool want_levels) {
-  const GrB_Index nn = static_cast<GrB_Index>(n);
-  GrbVector q, level;
-  grb_check(GrB_Vector_new(&q.v, GrB_BOOL, nn), "GrB_Vector_new(q)");
-  grb_check(GrB_Vector_new(&level.v, GrB_INT32, nn), "GrB_Vector_new(level)");
-  grb_check(GrB_Vector_setElement_BOOL(q.v, true, static_cast<GrB_Index>(source)), "GrB_Vector_setElement(q)");
-  grb_check(GrB_Vector_setElement_INT32(level.v, 0, static_cast<GrB_Index>(source)), "GrB_Vector_setElement(level)");
-  grb_check(GrB_Vector_wait(q.v, GrB_MATERIALIZE), "GrB_Vector_wait(q)");
-  grb_check(GrB_Vector_wait(level.v, GrB_MATERIALIZE), "GrB_Vector_wait(level)");
-
-  const Clock::time_point t0 = Clock::now();
-  for (std::int32_t depth = 1;; ++depth) {
-    grb_check(GrB_vxm(q.v, level.v, nullptr, GxB_ANY_PAIR_BOOL, q.v, A.m, GrB_DESC_RSC), "GrB_vxm");
-    GrB_Index nq = 0;
-    grb_check(GrB_Vector_nvals(&nq, q.v), "GrB_Vector_nvals");
-    if (nq == 0) break;
-    grb_check(GrB_Vector_assign_INT32(level.v, q.v, nullptr, depth, GrB_ALL, nn, GrB_DESC_S), "GrB_Vector_assign");
-  }
-  grb_check(GrB_Vector_wait(level.v, GrB_MATERIALIZE), "GrB_Vector_wait(level)");
-  GrbRun run;
-  run.seconds = seconds_since(t0);
-
-  if (want_levels) {
-    GrB_Index nv = 0;
-    grb_check(GrB_Vector_nvals(&nv, level.v), "GrB_Vector_nvals(level)");
-    std::vector<GrB_Index> idx(nv + 1);
-    std::vector<std::int32_t> val(nv + 1);
-    grb_check(GrB_Vector_extractTuples_INT32(idx.data(), val.data(), &nv, level.v), "GrB_Vector_extractTuples");
-    run.level.assign(static_cast<std::size_t>(n), -1);
-    for (GrB_Index k = 0; k < nv; ++k) run.level[idx[k]] = val[k];
-  }
-  return run;
-}
 
 // ---------------------------------------------------------------------------------------------
 // One row of the results.
@@ -537,8 +490,8 @@ Row Bench::run_graphblas(const GrbMatrix& G, const std::vector<Index>& degree, c
   time_runs(
       row, o_.warmup, o_.repeat, o_.timeout_per_case,
       [&](bool keep) {
-        GrbRun run = graphblas_bfs(G, g.vertices, s.vertex, keep);
-        if (keep) levels_out = std::move(run.level);
+        gbref::Result<std::int32_t> run = gbref::bfs_levels(G, g.vertices, s.vertex, keep);
+        if (keep) levels_out = std::move(run.values);
         return run.seconds;
       },
       [] {});

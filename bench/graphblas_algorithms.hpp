@@ -1,8 +1,11 @@
 #pragma once
-// SuiteSparse:GraphBLAS as the CPU baseline of algebra_bench (and the tests' reference for the
-// examples): a matrix imported from a gbcuda CSR, and the examples' algorithms written with
-// GraphBLAS C calls, step for step as examples/ writes them with gbcuda's. Every function
-// returns dense host vectors and the seconds its loop took (the import is not timed).
+// SuiteSparse:GraphBLAS, the one wrapper the benchmarks and the tests share: RAII handles, typed
+// calls, a matrix imported from a gbcuda CSR, and the algorithms written with GraphBLAS C calls
+// step for step as examples/ writes them with gbcuda's (BFS levels, SpMV, SSSP, PageRank,
+// components, triangles). algebra_bench and bfs_bench time them as the CPU baseline; the tests
+// (tests/support, test_examples) take their answers as the reference. Every algorithm returns
+// dense host vectors and the seconds its loop took (the import is not timed). GrB_init is the
+// caller's.
 //
 // Debian's GraphBLAS.h (7.4) has no extern "C" guard: it is included inside one here.
 #include <algorithm>
@@ -10,10 +13,12 @@
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
+#include <memory>
 #include <new>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <gbcuda/gbcuda.hpp>
@@ -37,11 +42,19 @@ inline void check(GrB_Info info, const char* what) {
 }
 #define GBREF_CALL(call) ::gbref::check((call), #call)
 
+// Handles that free themselves; moving one hands it over (a move assignment swaps, so the old
+// handle is freed with the source).
 struct Matrix {
   GrB_Matrix m = nullptr;
   Matrix() = default;
+  explicit Matrix(GrB_Matrix x) : m(x) {}
   Matrix(const Matrix&) = delete;
   Matrix& operator=(const Matrix&) = delete;
+  Matrix(Matrix&& o) noexcept : m(std::exchange(o.m, nullptr)) {}
+  Matrix& operator=(Matrix&& o) noexcept {
+    std::swap(m, o.m);
+    return *this;
+  }
   ~Matrix() {
     if (m) GrB_Matrix_free(&m);
   }
@@ -49,9 +62,14 @@ struct Matrix {
 struct Vector {
   GrB_Vector v = nullptr;
   Vector() = default;
+  explicit Vector(GrB_Vector x) : v(x) {}
   Vector(const Vector&) = delete;
   Vector& operator=(const Vector&) = delete;
-  Vector(Vector&& o) noexcept : v(o.v) { o.v = nullptr; }
+  Vector(Vector&& o) noexcept : v(std::exchange(o.v, nullptr)) {}
+  Vector& operator=(Vector&& o) noexcept {
+    std::swap(v, o.v);
+    return *this;
+  }
   ~Vector() {
     if (v) GrB_Vector_free(&v);
   }
@@ -151,6 +169,32 @@ struct Result {
   double seconds = 0;
   int rounds = 0;
 };
+
+// BFS levels as LAGraph's loop: q<!level, replace, structural> = q * A over ANY_PAIR, then
+// level<q, structural> = depth. values: level[v] (-1: unreached), when `want_levels`; rounds: the
+// levels. Only the level loop is timed.
+inline Result<std::int32_t> bfs_levels(const Matrix& A, Index n, Index source, bool want_levels = true) {
+  const GrB_Index nn = static_cast<GrB_Index>(n);
+  Vector q = empty_vector<bool>(n), level = empty_vector<std::int32_t>(n);
+  GBREF_CALL(GrB_Vector_setElement_BOOL(q.v, true, static_cast<GrB_Index>(source)));
+  GBREF_CALL(GrB_Vector_setElement_INT32(level.v, 0, static_cast<GrB_Index>(source)));
+  GBREF_CALL(GrB_Vector_wait(q.v, GrB_MATERIALIZE));
+  GBREF_CALL(GrB_Vector_wait(level.v, GrB_MATERIALIZE));
+  Result<std::int32_t> r;
+  const auto t0 = Clock::now();
+  for (std::int32_t depth = 1;; ++depth) {
+    r.rounds = depth;
+    GBREF_CALL(GrB_vxm(q.v, level.v, nullptr, GxB_ANY_PAIR_BOOL, q.v, A.m, GrB_DESC_RSC));
+    GrB_Index nq = 0;
+    GBREF_CALL(GrB_Vector_nvals(&nq, q.v));
+    if (nq == 0) break;
+    GBREF_CALL(GrB_Vector_assign_INT32(level.v, q.v, nullptr, depth, GrB_ALL, nn, GrB_DESC_S));
+  }
+  GBREF_CALL(GrB_Vector_wait(level.v, GrB_MATERIALIZE));
+  r.seconds = since(t0);
+  if (want_levels) r.values = to_dense<std::int32_t>(level.v, n, -1);
+  return r;
+}
 
 // w = A * u over PLUS_TIMES (u dense).
 template <class T>

@@ -1,8 +1,9 @@
 // The examples' code (examples/), checked against SuiteSparse:GraphBLAS on each backend: the BFS
 // of examples/bfs/bfs.hpp, written with public calls only, gives GraphBLAS's levels and valid
 // parents on the sample matrices and on random graphs; Bellman-Ford (examples/sssp), PageRank
-// (examples/pagerank) and connected components (examples/cc) give what the same algorithms
-// written with GraphBLAS C calls give.
+// (examples/pagerank), connected components (examples/cc) and triangles (examples/tc) give what
+// the same algorithms written with GraphBLAS C calls give (bench/graphblas_algorithms.hpp, the
+// CPU baselines of algebra_bench).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -74,7 +75,6 @@ INSTANTIATE_TEST_SUITE_P(Backends, ExampleBfs, testing::Values(Backend::Host, Ba
                          });
 
 // ---- the value examples -------------------------------------------------------------------------
-using ops_ref::Grb;
 const auto* const kGraphBlasEnv = ::testing::AddGlobalTestEnvironment(new ops_ref::GraphBlasEnvironment);
 
 class ExampleAlgebra : public testing::TestWithParam<Backend> {
@@ -85,28 +85,13 @@ class ExampleAlgebra : public testing::TestWithParam<Backend> {
   }
 };
 
-// A as a GraphBLAS matrix of its own type, values included.
+// A as a GraphBLAS matrix of its own type (bench/graphblas_algorithms.hpp: the algorithms below are
+// that file's, the same the CPU baselines of algebra_bench run).
 template <class T>
-ops_ref::GMat grb_copy(const gbcuda::Matrix<T>& A) {
-  const auto& a = A.csr(Backend::Host);
-  ops_ref::Coo<T> coo;
-  coo.nrows = a.nrows;
-  coo.ncols = a.ncols;
-  for (Index i = 0; i < a.nrows; ++i)
-    for (gbcuda::Offset p = a.row_ptr.data()[i]; p < a.row_ptr.data()[i + 1]; ++p) {
-      coo.rows.push_back(i);
-      coo.cols.push_back(a.col_idx.data()[p]);
-      coo.vals.push_back(a.is_iso() ? a.iso_value : a.values.data()[p]);
-    }
-  return ops_ref::grb_matrix(coo);
-}
-// The dense contents of a GraphBLAS vector, `missing` where it has no entry.
-template <class T>
-std::vector<T> grb_dense(GrB_Vector v, Index n, T missing) {
-  const ops_ref::Tuples<T> t = ops_ref::tuples_of<T>(v);
-  std::vector<T> out(static_cast<std::size_t>(n), missing);
-  for (std::size_t k = 0; k < t.idx.size(); ++k) out[std::size_t(t.idx[k])] = t.vals[k];
-  return out;
+gbref::Matrix grb_import(const gbcuda::Matrix<T>& A) {
+  gbref::Matrix g;
+  gbref::import(A, g);
+  return g;
 }
 
 // A random graph with weights 1..20 from the seed (or the pattern of a sample, weighted by its
@@ -127,26 +112,10 @@ gbcuda::Matrix<T> weighted(const gbcuda::Matrix<bool>& G, std::uint64_t seed) {
   return gbcuda::Matrix<T>::from_coo(g.nrows, g.ncols, I, J, X);
 }
 
-// Bellman-Ford with GraphBLAS: d = min(d, d' min.+ A) until unchanged (GrB_Vector_isequal-like
-// check by tuples).
+// Bellman-Ford with GraphBLAS: d = min(d, d' min.+ A) until no distance shrinks.
 template <class T>
 std::vector<T> graphblas_sssp(const gbcuda::Matrix<T>& A, Index source) {
-  const Index n = A.nrows();
-  ops_ref::GMat g = grb_copy(A);
-  ops_ref::GVec d = ops_ref::grb_empty_vector<T>(n);
-  ops_ref::Tuples<T> one;
-  one.n = n;
-  one.idx = {source};
-  one.vals = {T(0)};
-  d = ops_ref::grb_vector(one);
-  GrB_Semiring minplus = std::is_same_v<T, double> ? GrB_MIN_PLUS_SEMIRING_FP64 : GrB_MIN_PLUS_SEMIRING_INT64;
-  for (Index round = 0; round < n; ++round) {
-    const ops_ref::Tuples<T> before = ops_ref::tuples_of<T>(d.v);
-    OPS_GRB(GrB_vxm(d.v, GrB_NULL, Grb<T>::min(), minplus, d.v, g.m, GrB_NULL));
-    const ops_ref::Tuples<T> after = ops_ref::tuples_of<T>(d.v);
-    if (after.idx == before.idx && after.vals == before.vals) break;
-  }
-  return grb_dense<T>(d.v, n, example::unreachable<T>());
+  return gbref::sssp<T>(grb_import(A), A.nrows(), source, example::unreachable<T>()).values;
 }
 
 template <class T>
@@ -174,36 +143,9 @@ TEST_P(ExampleAlgebra, SsspMatchesGraphBLAS) {
 
 // PageRank (GAP) with GraphBLAS, the same steps as examples/pagerank.
 std::vector<double> graphblas_pagerank(const gbcuda::Matrix<bool>& A, int* iterations) {
-  const Index n = A.nrows();
-  gbtest::GrbMatrix g;
-  gbtest::to_graphblas_pattern(A, g);
-  const double damping = 0.85, teleport = (1 - damping) / double(n);
-  ops_ref::Tuples<double> sc;
-  sc.n = n;
-  const auto& outdeg = A.out_degrees();
-  for (Index v = 0; v < n; ++v)
-    if (outdeg[std::size_t(v)] > 0) {
-      sc.idx.push_back(v);
-      sc.vals.push_back(damping / double(outdeg[std::size_t(v)]));
-    }
-  ops_ref::GVec scale = ops_ref::grb_vector(sc);
-  ops_ref::GVec r = ops_ref::grb_empty_vector<double>(n), w = ops_ref::grb_empty_vector<double>(n),
-                next = ops_ref::grb_empty_vector<double>(n), delta = ops_ref::grb_empty_vector<double>(n);
-  OPS_GRB(GrB_Vector_assign_FP64(r.v, GrB_NULL, GrB_NULL, 1.0 / double(n), GrB_ALL, GrB_Index(n), GrB_NULL));
-  *iterations = 0;
-  while (*iterations < 20) {
-    ++*iterations;
-    OPS_GRB(GrB_Vector_eWiseMult_BinaryOp(w.v, GrB_NULL, GrB_NULL, GrB_TIMES_FP64, r.v, scale.v, GrB_NULL));
-    OPS_GRB(GrB_Vector_assign_FP64(next.v, GrB_NULL, GrB_NULL, teleport, GrB_ALL, GrB_Index(n), GrB_NULL));
-    OPS_GRB(GrB_vxm(next.v, GrB_NULL, GrB_PLUS_FP64, GxB_PLUS_FIRST_FP64, w.v, g.m, GrB_NULL));
-    OPS_GRB(GrB_Vector_eWiseAdd_BinaryOp(delta.v, GrB_NULL, GrB_NULL, GrB_MINUS_FP64, next.v, r.v, GrB_NULL));
-    OPS_GRB(GrB_Vector_apply(delta.v, GrB_NULL, GrB_NULL, GrB_ABS_FP64, delta.v, GrB_NULL));
-    double change = 0;
-    OPS_GRB(GrB_Vector_reduce_FP64(&change, GrB_NULL, GrB_PLUS_MONOID_FP64, delta.v, GrB_NULL));
-    std::swap(r, next);
-    if (change < 1e-4) break;
-  }
-  return grb_dense<double>(r.v, n, 0.0);
+  const gbref::Result<double> r = gbref::pagerank<double>(grb_import(A), A.out_degrees(), 0.85, 1e-4, 20);
+  *iterations = r.rounds;
+  return r.values;
 }
 
 void check_pagerank(const gbcuda::Matrix<bool>& A, Backend b, const std::string& what) {
@@ -231,22 +173,7 @@ TEST_P(ExampleAlgebra, PageRankMatchesGraphBLAS) {
 
 // Minimum-label propagation with GraphBLAS (GrB_vxm over MIN_FIRST, accumulated with MIN).
 std::vector<std::int64_t> graphblas_components(const gbcuda::Matrix<bool>& A) {
-  const Index n = A.nrows();
-  gbtest::GrbMatrix g;
-  gbtest::to_graphblas_pattern(A, g);
-  ops_ref::Tuples<std::int64_t> ids;
-  ids.n = n;
-  for (Index v = 0; v < n; ++v) {
-    ids.idx.push_back(v);
-    ids.vals.push_back(v);
-  }
-  ops_ref::GVec f = ops_ref::grb_vector(ids);
-  for (;;) {
-    const auto before = ops_ref::tuples_of<std::int64_t>(f.v);
-    OPS_GRB(GrB_vxm(f.v, GrB_NULL, GrB_MIN_INT64, GrB_MIN_FIRST_SEMIRING_INT64, f.v, g.m, GrB_NULL));
-    if (ops_ref::tuples_of<std::int64_t>(f.v).vals == before.vals) break;
-  }
-  return grb_dense<std::int64_t>(f.v, n, -1);
+  return gbref::components(grb_import(A), A.nrows()).values;
 }
 
 void check_components(const gbcuda::Matrix<bool>& A, Backend b, const std::string& what) {
@@ -273,17 +200,7 @@ TEST_P(ExampleAlgebra, ComponentsMatchGraphBLAS) {
 
 // Triangles with GraphBLAS: L = tril(A, -1), C<L> = L * L' over PLUS_PAIR, sum(C).
 std::int64_t graphblas_triangles(const gbcuda::Matrix<bool>& A) {
-  gbtest::GrbMatrix g;
-  gbtest::to_graphblas_pattern(A, g);
-  const GrB_Index n = GrB_Index(A.nrows());
-  ops_ref::GMat L, C;
-  OPS_GRB(GrB_Matrix_new(&L.m, GrB_BOOL, n, n));
-  OPS_GRB(GrB_Matrix_new(&C.m, GrB_INT64, n, n));
-  OPS_GRB(GrB_Matrix_select_INT64(L.m, GrB_NULL, GrB_NULL, GrB_TRIL, g.m, -1, GrB_NULL));
-  OPS_GRB(GrB_mxm(C.m, L.m, GrB_NULL, GxB_PLUS_PAIR_INT64, L.m, L.m, GrB_DESC_ST1));
-  std::int64_t count = 0;
-  OPS_GRB(GrB_Matrix_reduce_INT64(&count, GrB_NULL, GrB_PLUS_MONOID_INT64, C.m, GrB_NULL));
-  return count;
+  return gbref::triangles(grb_import(A), A.nrows()).values.at(0);
 }
 
 TEST_P(ExampleAlgebra, TrianglesMatchGraphBLAS) {

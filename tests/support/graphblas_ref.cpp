@@ -12,12 +12,6 @@ void ensure_graphblas() {
   std::call_once(once, [] { grb_check(GrB_init(GrB_NONBLOCKING), "GrB_init"); });
 }
 
-void grb_check(GrB_Info info, const char* what) {
-  if (info != GrB_SUCCESS && info != GrB_NO_VALUE)
-    throw std::runtime_error(std::string("GraphBLAS call failed: ") + what + " (info " + std::to_string(int(info)) +
-                             ")");
-}
-
 template <class T>
 void to_graphblas_pattern(const gbcuda::Matrix<T>& A, GrbMatrix& out) {
   ensure_graphblas();
@@ -41,27 +35,7 @@ template <class T>
 std::vector<std::int32_t> graphblas_bfs_levels(const gbcuda::Matrix<T>& A, gbcuda::Index source) {
   GrbMatrix g;
   to_graphblas_pattern(A, g);
-  const GrB_Index n = static_cast<GrB_Index>(A.nrows());
-  GrbVector q, level;
-  grb_check(GrB_Vector_new(&q.v, GrB_BOOL, n), "GrB_Vector_new q");
-  grb_check(GrB_Vector_new(&level.v, GrB_INT32, n), "GrB_Vector_new level");
-  grb_check(GrB_Vector_setElement_BOOL(q.v, true, static_cast<GrB_Index>(source)), "setElement q");
-  grb_check(GrB_Vector_setElement_INT32(level.v, 0, static_cast<GrB_Index>(source)), "setElement level");
-  for (std::int32_t d = 1;; ++d) {
-    grb_check(GrB_vxm(q.v, level.v, nullptr, GxB_ANY_PAIR_BOOL, q.v, g.m, GrB_DESC_RSC), "GrB_vxm");
-    GrB_Index nq = 0;
-    grb_check(GrB_Vector_nvals(&nq, q.v), "GrB_Vector_nvals");
-    if (nq == 0) break;
-    grb_check(GrB_Vector_assign_INT32(level.v, q.v, nullptr, d, GrB_ALL, n, GrB_DESC_S), "GrB_assign");
-  }
-  std::vector<std::int32_t> out(n, -1);
-  GrB_Index nv = 0;
-  grb_check(GrB_Vector_nvals(&nv, level.v), "nvals");
-  std::vector<GrB_Index> I(nv + 1);
-  std::vector<std::int32_t> X(nv + 1);
-  grb_check(GrB_Vector_extractTuples_INT32(I.data(), X.data(), &nv, level.v), "extractTuples");
-  for (GrB_Index k = 0; k < nv; ++k) out[I[k]] = X[k];
-  return out;
+  return gbref::bfs_levels(g, A.nrows(), source).values;
 }
 
 #define GBTEST_INSTANTIATE(T)                                                  \

@@ -1,45 +1,22 @@
 #pragma once
-// SuiteSparse:GraphBLAS as the reference the tests compare against.
+// SuiteSparse:GraphBLAS as the reference the tests compare against: bench/graphblas_algorithms.hpp's
+// wrapper and algorithms, with the tests' own entry points.
 #include <cstdint>
 #include <vector>
 
 #include "gbcuda/matrix.hpp"
-
-extern "C" {
-#if __has_include(<suitesparse/GraphBLAS.h>)
-#include <suitesparse/GraphBLAS.h>
-#else
-#include <GraphBLAS.h>
-#endif
-}
+#include "graphblas_algorithms.hpp"  // bench/: the one GraphBLAS wrapper (gbref), GraphBLAS.h
 
 namespace gbtest {
 
 // Calls GrB_init once per process (safe to call many times).
 void ensure_graphblas();
 
-// Throws std::runtime_error naming the call when a GraphBLAS call fails.
-void grb_check(GrB_Info info, const char* what);
+// Throws std::runtime_error naming the call when a GraphBLAS call fails (GrB_NO_VALUE passes).
+inline void grb_check(GrB_Info info, const char* what) { gbref::check(info, what); }
 
-// A GrB_Matrix (BOOL, pattern of A) that frees itself.
-struct GrbMatrix {
-  GrB_Matrix m = nullptr;
-  GrbMatrix() = default;
-  GrbMatrix(const GrbMatrix&) = delete;
-  GrbMatrix& operator=(const GrbMatrix&) = delete;
-  ~GrbMatrix() {
-    if (m) GrB_Matrix_free(&m);
-  }
-};
-struct GrbVector {
-  GrB_Vector v = nullptr;
-  GrbVector() = default;
-  GrbVector(const GrbVector&) = delete;
-  GrbVector& operator=(const GrbVector&) = delete;
-  ~GrbVector() {
-    if (v) GrB_Vector_free(&v);
-  }
-};
+using GrbMatrix = gbref::Matrix;
+using GrbVector = gbref::Vector;
 
 // The pattern of A as a GraphBLAS boolean matrix.
 template <class T>

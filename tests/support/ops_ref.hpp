@@ -40,31 +40,8 @@ class GraphBlasEnvironment : public ::testing::Environment {
   void SetUp() override { gbtest::ensure_graphblas(); }
 };
 
-struct GVec {
-  GrB_Vector v = nullptr;
-  GVec() = default;
-  explicit GVec(GrB_Vector x) : v(x) {}
-  GVec(const GVec&) = delete;
-  GVec& operator=(const GVec&) = delete;
-  GVec(GVec&& o) noexcept : v(std::exchange(o.v, nullptr)) {}
-  GVec& operator=(GVec&& o) noexcept {
-    std::swap(v, o.v);
-    return *this;
-  }
-  ~GVec() {
-    if (v) GrB_Vector_free(&v);
-  }
-};
-struct GMat {
-  GrB_Matrix m = nullptr;
-  GMat() = default;
-  GMat(const GMat&) = delete;
-  GMat& operator=(const GMat&) = delete;
-  GMat(GMat&& o) noexcept : m(std::exchange(o.m, nullptr)) {}
-  ~GMat() {
-    if (m) GrB_Matrix_free(&m);
-  }
-};
+using GVec = gbref::Vector;
+using GMat = gbref::Matrix;
 
 // Typed GraphBLAS entry points for the value types the tests use.
 template <class T>
