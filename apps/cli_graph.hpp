@@ -1,6 +1,7 @@
 #pragma once
 // The one way the command-line programs (bfs_spmv, bfs_bench, algebra_bench) get their graph: a
-// generator spec (kron:S:E, urand:S:K, grid:W:H, randout:N:D) generated on the backend, a .gbc
+// generator spec (kron:S:E, urand:S:K, grid:W:H, randout:N:D, rmat, powerlaw, web, road: see
+// gbcuda/generators.hpp) generated on the backend, a .gbc
 // file with the vertex ordering it was saved in, or any other file through read_matrix.
 #include <string>
 #include <utility>

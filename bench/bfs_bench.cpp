@@ -897,7 +897,7 @@ void build_cli(CLI::App& app, Options& o) {
       "progress on stderr.");
   app.add_option("GRAPH", o.graphs,
                  "Graph files (any format bfs_spmv reads, or .gbc) or generator specs: kron:S:E, urand:S:K, "
-                 "grid:W:H, randout:N:D")
+                 "grid:W:H, randout:N:D, rmat:S:E[:A:B:C], powerlaw:N:D[:K], web:N, road:W:H")
       ->type_name("");
   app.add_option("--preset", o.preset,
                  "standard: kron:22:16 urand:22:16 grid:2048:2048 urand:26:8 randout:1000000:8 randout:100000000:4 "
@@ -1085,7 +1085,7 @@ int run(const Options& o, const std::string& command_line) {
     if (!std::filesystem::is_regular_file(g, ec))
       throw UsageError{
           fmt::format("{}: no such file (and not a generator spec: kron:S:E, urand:S:K, grid:W:H, "
-                      "randout:N:D)",
+                      "randout:N:D, rmat:S:E[:A:B:C], powerlaw:N:D[:K], web:N, road:W:H)",
                       g)};
   }
   if (!o.json_file.empty()) {

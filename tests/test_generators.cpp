@@ -1,5 +1,6 @@
-// Graph generators (kron, urand, grid, randout): sizes, structure, determinism, independence of
-// the thread count, host vs GPU, spec parsing; and the binary graph file (.gbc): round trips,
+// Graph generators (kron, urand, grid, randout, and the real shapes rmat, powerlaw, web, road):
+// sizes, structure, the shapes they claim, determinism, independence of the thread count, host vs
+// GPU, spec parsing; and the binary graph file (.gbc): round trips,
 // truncated / corrupt files, bad magic, the atomic writer.
 #include <gtest/gtest.h>
 #include <omp.h>
@@ -84,6 +85,45 @@ DegreeStats degrees(const Arrays& a) {
   return s;
 }
 
+// Out- and in-degrees of the stored structure.
+std::vector<Index> out_degrees(const Arrays& a) {
+  std::vector<Index> d(static_cast<std::size_t>(a.nrows));
+  for (Index i = 0; i < a.nrows; ++i) d[static_cast<std::size_t>(i)] = a.row_ptr[i + 1] - a.row_ptr[i];
+  return d;
+}
+std::vector<Index> in_degrees(const Arrays& a) {
+  std::vector<Index> d(static_cast<std::size_t>(a.ncols), 0);
+  for (Vid c : a.col_idx) ++d[static_cast<std::size_t>(c)];
+  return d;
+}
+Index max_of(const std::vector<Index>& d) { return *std::max_element(d.begin(), d.end()); }
+// The vertex with the most out-edges, lowest id on ties (bfs_bench's and bfs_spmv's source).
+Index max_degree_vertex(const Arrays& a) {
+  const std::vector<Index> d = out_degrees(a);
+  return std::max_element(d.begin(), d.end()) - d.begin();
+}
+
+// Level sizes of a BFS along the stored edges from `source` (level 0 = {source}).
+std::vector<Index> level_sizes(const Arrays& a, Index source) {
+  std::vector<int> seen(static_cast<std::size_t>(a.nrows), 0);
+  std::vector<Index> frontier{source}, next, sizes;
+  seen[static_cast<std::size_t>(source)] = 1;
+  while (!frontier.empty()) {
+    sizes.push_back(static_cast<Index>(frontier.size()));
+    next.clear();
+    for (Index u : frontier)
+      for (Offset p = a.row_ptr[u]; p < a.row_ptr[u + 1]; ++p) {
+        const Vid v = a.col_idx[p];
+        if (!seen[static_cast<std::size_t>(v)]) {
+          seen[static_cast<std::size_t>(v)] = 1;
+          next.push_back(v);
+        }
+      }
+    frontier.swap(next);
+  }
+  return sizes;
+}
+
 // ---- spec parsing ----------------------------------------------------------------------------
 
 TEST(GraphSpecs, Parse) {
@@ -111,17 +151,91 @@ TEST(GraphSpecs, Parse) {
   EXPECT_EQ(gbcuda::parse_graph_spec("urand:26:8").edges_drawn(), Index(8) << 26);
 }
 
+TEST(GraphSpecs, ParseRealShapes) {
+  const GraphSpec rd = gbcuda::parse_graph_spec("rmat:20:16");  // the default parameters
+  EXPECT_EQ(rd.kind, GraphSpec::Kind::RMat);
+  EXPECT_EQ(rd.vertices, Index(1) << 20);
+  EXPECT_EQ(rd.edges_drawn(), Index(16) << 20);
+  EXPECT_EQ(rd.text(), "rmat:20:16:0.55:0.1:0.3");
+  EXPECT_FALSE(rd.symmetric());
+  const GraphSpec r = gbcuda::parse_graph_spec("rmat:10:4:.25:0.25:2.5e-1");
+  EXPECT_EQ(r.text(), "rmat:10:4:0.25:0.25:0.25");
+  EXPECT_EQ(gbcuda::parse_graph_spec(r.text()).text(), r.text());
+  EXPECT_EQ(gbcuda::parse_graph_spec("rmat:10:4:0.5:0.5:0").text(), "rmat:10:4:0.5:0.5:0");  // D = 0
+
+  const GraphSpec p = gbcuda::parse_graph_spec("powerlaw:1e6:8");
+  EXPECT_EQ(p.kind, GraphSpec::Kind::PowerLaw);
+  EXPECT_EQ(p.vertices, 1000000);
+  EXPECT_EQ(p.edges_drawn(), 8000000);
+  EXPECT_EQ(p.exponent, 3);
+  EXPECT_EQ(p.text(), "powerlaw:1000000:8:3");
+  EXPECT_EQ(gbcuda::parse_graph_spec("powerlaw:100:2:1").exponent, 1);
+
+  const GraphSpec w = gbcuda::parse_graph_spec("web:325000");
+  EXPECT_EQ(w.kind, GraphSpec::Kind::Web);
+  EXPECT_EQ(w.vertices, 325000);
+  EXPECT_EQ(w.text(), "web:325000");
+  EXPECT_TRUE(w.symmetric());
+  EXPECT_GT(w.edges_drawn(), 3 * w.vertices);
+
+  const GraphSpec d = gbcuda::parse_graph_spec("road:1000:1500");
+  EXPECT_EQ(d.kind, GraphSpec::Kind::Road);
+  EXPECT_EQ(d.vertices, 1500000);
+  EXPECT_EQ(d.edges_drawn(), 3 * 1500000);
+  EXPECT_EQ(d.text(), "road:1000:1500");
+  EXPECT_TRUE(d.symmetric());
+}
+
 TEST(GraphSpecs, IsGraphSpec) {
-  for (const char* s : {"kron:22:16", "urand:1:1", "grid:3:3", "randout:10:2", "kron:"})
+  for (const char* s : {"kron:22:16", "urand:1:1", "grid:3:3", "randout:10:2", "kron:", "rmat:10:4", "powerlaw:9:2",
+                        "web:5000", "road:3:3", "web:"})
     EXPECT_TRUE(gbcuda::is_graph_spec(s)) << s;
-  for (const char* s : {"graph.mtx", "kron.mtx", "./kron:22:16", "", "grid", "Kron:1:1"})
+  for (const char* s : {"graph.mtx", "kron.mtx", "./kron:22:16", "", "grid", "Kron:1:1", "web", "road.gr", "Rmat:1:1"})
     EXPECT_FALSE(gbcuda::is_graph_spec(s)) << s;
 }
 
 TEST(GraphSpecs, BadSpecs) {
-  for (const char* s : {"kron:", "kron:a:b", "grid:0:5", "grid:5:0", "urand:40:16", "kron:31:1", "kron:22",
-                        "kron:22:16:3", "foo:1:2", "randout:10:11", "randout:-5:2", "randout:0:1", "randout:1.5:1",
-                        "grid:70000:70000", "kron:0:16", "urand:10:0", "kron:22:1x", "randout:1e40:2", "grid::"}) {
+  for (const char* s : {"kron:",
+                        "kron:a:b",
+                        "grid:0:5",
+                        "grid:5:0",
+                        "urand:40:16",
+                        "kron:31:1",
+                        "kron:22",
+                        "kron:22:16:3",
+                        "foo:1:2",
+                        "randout:10:11",
+                        "randout:-5:2",
+                        "randout:0:1",
+                        "randout:1.5:1",
+                        "grid:70000:70000",
+                        "kron:0:16",
+                        "urand:10:0",
+                        "kron:22:1x",
+                        "randout:1e40:2",
+                        "grid::",
+                        "rmat:10:4:0.5:0.5:0.5",
+                        "rmat:10:4:0.5",
+                        "rmat:10:4:1.5:0:0",
+                        "rmat:10:4:-0.1:0.5:0.5",
+                        "rmat:10:4:a:0.1:0.1",
+                        "rmat:31:1",
+                        "rmat:10:0",
+                        "rmat:10:4:0.5:0.1:0.1:0.1",
+                        "powerlaw:10:2:9",
+                        "powerlaw:10:2:0",
+                        "powerlaw:10:0",
+                        "powerlaw:0:2",
+                        "powerlaw:1e40:2",
+                        "powerlaw:10",
+                        "web:999",
+                        "web:1000:5",
+                        "web:3e9",
+                        "web:x",
+                        "road:0:5",
+                        "road:5:0",
+                        "road:70000:70000",
+                        "road:5"}) {
     try {
       gbcuda::parse_graph_spec(s);
       ADD_FAILURE() << s << " was accepted";
@@ -231,8 +345,128 @@ TEST(Generators, RandOut) {
   EXPECT_GT(std::count(hit.begin(), hit.end(), 1), 9000);
 }
 
+// rmat (default parameters): directed, in-degrees far more skewed than out-degrees.
+TEST(Generators, RMat) {
+  const Matrix<bool> m = host("rmat:14:16");
+  const Arrays a = arrays(m);
+  EXPECT_EQ(a.nrows, Index(1) << 14);
+  EXPECT_LT(m.nvals(), Index(16) << 14);  // duplicates removed
+  EXPECT_GT(m.nvals(), Index(4) << 14);
+  expect_clean(a, true);
+  EXPECT_FALSE(symmetry_computed_afresh(m));
+  const double mean = static_cast<double>(m.nvals()) / static_cast<double>(a.nrows);
+  const Index max_in = max_of(in_degrees(a)), max_out = max_of(out_degrees(a));
+  EXPECT_GT(static_cast<double>(max_in), 50.0 * mean) << "max in-degree " << max_in << ", mean " << mean;
+  EXPECT_GT(max_in, 3 * max_out) << "in " << max_in << " out " << max_out;
+  // Graph500's parameters skew both sides alike.
+  const Arrays g = arrays(host("rmat:14:16:0.57:0.19:0.19"));
+  const Index g_in = max_of(in_degrees(g)), g_out = max_of(out_degrees(g));
+  EXPECT_LT(g_in, 2 * g_out) << "in " << g_in << " out " << g_out;
+  EXPECT_LT(g_out, 2 * g_in) << "in " << g_in << " out " << g_out;
+}
+
+// powerlaw: directed; a few targets with in-degrees in the thousands, most below the mean;
+// out-degrees Poisson around D.
+TEST(Generators, PowerLaw) {
+  const Matrix<bool> m = host("powerlaw:20000:8");
+  const Arrays a = arrays(m);
+  EXPECT_EQ(a.nrows, 20000);
+  EXPECT_LE(m.nvals(), 160000);
+  EXPECT_GT(m.nvals(), 150000);  // few duplicates: only the hubs' sources repeat
+  expect_clean(a, true);
+  EXPECT_FALSE(symmetry_computed_afresh(m));
+  std::vector<Index> in = in_degrees(a);
+  const double mean = static_cast<double>(m.nvals()) / 20000.0;
+  EXPECT_GT(static_cast<double>(max_of(in)), 100.0 * mean) << "max in-degree " << max_of(in);
+  EXPECT_LT(max_of(out_degrees(a)), 4 * 8);
+  std::nth_element(in.begin(), in.begin() + 10000, in.end());
+  EXPECT_LT(static_cast<double>(in[10000]), mean) << "median in-degree";
+  // K = 1: uniform targets, no hubs.
+  const Arrays u = arrays(host("powerlaw:20000:8:1"));
+  EXPECT_LT(max_of(in_degrees(u)), 4 * 8);
+}
+
+// web: the level profile of a crawl from its highest-degree vertex (a hub whose row is its
+// site's low-degree members): one wide level, a narrow one, a few wide ones, then a tail of
+// at least a dozen thin levels; 20 to 34 levels at any size.
+TEST(Generators, Web) {
+  for (Index n : {Index(50000), Index(120000)}) {
+    const std::string spec = "web:" + std::to_string(n);
+    const Matrix<bool> m = host(spec);
+    const Arrays a = arrays(m);
+    EXPECT_EQ(a.nrows, n);
+    expect_clean(a, true);
+    EXPECT_TRUE(symmetry_computed_afresh(m)) << spec;
+    const double mean = static_cast<double>(m.nvals()) / static_cast<double>(n);
+    EXPECT_GT(mean, 5.5) << spec;
+    EXPECT_LT(mean, 8.0) << spec;
+    const Index hub = max_degree_vertex(a);
+    const Index hub_degree = a.row_ptr[hub + 1] - a.row_ptr[hub];
+    EXPECT_GT(static_cast<double>(hub_degree), 0.02 * static_cast<double>(n)) << spec;
+    // The hub's neighbours are mostly small: their median degree is below the mean.
+    std::vector<Index> nd;
+    for (Offset p = a.row_ptr[hub]; p < a.row_ptr[hub + 1]; ++p)
+      nd.push_back(a.row_ptr[a.col_idx[p] + 1] - a.row_ptr[a.col_idx[p]]);
+    std::nth_element(nd.begin(), nd.begin() + nd.size() / 2, nd.end());
+    EXPECT_LT(static_cast<double>(nd[nd.size() / 2]), mean) << spec;
+
+    const std::vector<Index> L = level_sizes(a, hub);
+    Index reached = 0;
+    for (Index s : L) reached += s;
+    EXPECT_GE(L.size(), 20u) << spec;
+    EXPECT_LE(L.size(), 34u) << spec;
+    EXPECT_GT(reached, n * 8 / 10) << spec;
+    ASSERT_GT(L.size(), 4u);
+    EXPECT_GT(L[1], 5 * L[2]) << spec << ": level 1 wide, level 2 narrow";
+    const Index widest = *std::max_element(L.begin() + 2, L.end());
+    EXPECT_GT(widest, n / 5) << spec << ": the body's wide levels";
+    const std::size_t at = std::max_element(L.begin() + 2, L.end()) - L.begin();
+    std::size_t thin = 0;
+    for (std::size_t i = at + 1; i < L.size(); ++i) thin += L[i] < n / 50;
+    EXPECT_GE(thin, 12u) << spec << ": the tail of thin levels";
+  }
+}
+
+// road: connected, sparse (mean degree ~2.5, most vertices of degree 1 or 2 or 3), and about as
+// deep as the grid it thins (the detours and the diagonals about cancel).
+TEST(Generators, Road) {
+  for (auto [w, h] : {std::pair<Index, Index>{120, 80}, {1, 30}, {30, 1}, {1, 1}, {2, 2}}) {
+    const std::string spec = "road:" + std::to_string(w) + ":" + std::to_string(h);
+    const Matrix<bool> m = host(spec);
+    const Arrays a = arrays(m);
+    EXPECT_EQ(a.nrows, w * h) << spec;
+    expect_clean(a, true);
+    EXPECT_TRUE(symmetry_computed_afresh(m)) << spec;
+    const std::vector<Index> L = level_sizes(a, 0);
+    Index reached = 0;
+    for (Index s : L) reached += s;
+    EXPECT_EQ(reached, w * h) << spec << " is not connected";
+    EXPECT_LE(max_of(out_degrees(a)), 6) << spec;
+    // Every edge joins lattice neighbours or (x, y)-(x+1, y+1).
+    for (Index v = 0; v < a.nrows; ++v)
+      for (Offset p = a.row_ptr[v]; p < a.row_ptr[v + 1]; ++p) {
+        const Index u = a.col_idx[p], dx = std::abs(u % w - v % w), dy = std::abs(u / w - v / w);
+        ASSERT_TRUE((dx + dy == 1) || (dx == 1 && dy == 1 && (u - v) == (w + 1) * (u > v ? 1 : -1)))
+            << spec << ": " << v << " - " << u;
+      }
+  }
+  const Arrays a = arrays(host("road:120:80"));
+  const double mean = static_cast<double>(a.col_idx.size()) / (120.0 * 80.0);
+  EXPECT_GT(mean, 2.3);
+  EXPECT_LT(mean, 2.7);
+  const std::vector<Index> d = out_degrees(a);
+  const auto low = std::count_if(d.begin(), d.end(), [](Index x) { return x <= 2; });
+  EXPECT_GT(low, 120 * 80 / 2) << "vertices of degree 1 or 2";
+  const Index src = max_degree_vertex(a);
+  const Arrays g = arrays(host("grid:120:80"));
+  const std::size_t road_levels = level_sizes(a, src).size(), grid_levels = level_sizes(g, src).size();
+  EXPECT_GT(road_levels, grid_levels * 8 / 10);
+  EXPECT_LT(road_levels, grid_levels * 3 / 2);
+}
+
 TEST(Generators, DeterministicForASeed) {
-  for (const char* spec : {"kron:10:8", "urand:10:8", "randout:500:6"}) {
+  for (const char* spec :
+       {"kron:10:8", "urand:10:8", "randout:500:6", "rmat:10:8", "powerlaw:3000:6", "web:5000", "road:40:30"}) {
     EXPECT_EQ(arrays(host(spec, 7)), arrays(host(spec, 7))) << spec;
     EXPECT_NE(arrays(host(spec, 7)), arrays(host(spec, 8))) << spec;
     EXPECT_EQ(arrays(host(spec)), arrays(host(spec, gbcuda::kDefaultGraphSeed))) << spec;
@@ -241,7 +475,8 @@ TEST(Generators, DeterministicForASeed) {
 
 TEST(Generators, IndependentOfThreadCount) {
   const int threads = omp_get_max_threads();
-  for (const char* spec : {"kron:11:8", "urand:11:8", "randout:3000:5", "grid:33:17"}) {
+  for (const char* spec : {"kron:11:8", "urand:11:8", "randout:3000:5", "grid:33:17", "rmat:11:8", "powerlaw:3001:5",
+                           "web:7777", "road:33:17"}) {
     omp_set_num_threads(1);
     const Arrays one = arrays(host(spec, 3));
     omp_set_num_threads(std::max(threads, 3));
@@ -253,8 +488,10 @@ TEST(Generators, IndependentOfThreadCount) {
 
 TEST(Generators, HostAndGpuIdentical) {
   if (!gbcuda::cuda_available()) GTEST_SKIP() << "no CUDA device: host vs GPU comparison needs one";
-  for (const char* spec : {"kron:12:16", "urand:12:8", "grid:37:21", "randout:5000:8", "randout:64:64", "kron:1:4",
-                           "urand:1:1", "grid:1:1"}) {
+  for (const char* spec :
+       {"kron:12:16", "urand:12:8", "grid:37:21", "randout:5000:8", "randout:64:64", "kron:1:4", "urand:1:1",
+        "grid:1:1", "rmat:12:16", "rmat:9:4:0.25:0.25:0.25", "rmat:1:2", "powerlaw:5000:8", "powerlaw:777:3:1",
+        "powerlaw:1:1", "web:20000", "web:1000", "road:37:21", "road:1:1", "road:1:9"}) {
     for (std::uint64_t seed : {std::uint64_t{1}, gbcuda::kDefaultGraphSeed}) {
       const Matrix<bool> g = gbcuda::generate_graph(spec, Backend::Cuda, seed);
       EXPECT_EQ(g.csr(Backend::Cuda).where(), Backend::Cuda);

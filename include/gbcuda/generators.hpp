@@ -9,6 +9,25 @@
 //   randout:N:D  N vertices, each with exactly D distinct out-edges to uniformly random vertices
 //                (a repeated draw is drawn again; self loops allowed). Not symmetric.
 //
+//
+// Shapes of real graphs (the real suite: bench/README.md):
+//   rmat:S:E[:A:B:C]  R-MAT, directed: 2^S vertices, E*2^S edges u -> v drawn with quadrant
+//                probabilities A, B, C and D = 1-A-B-C (default .55:.10:.30, so D = .05: a column
+//                bit is 0 with probability A+C = .85 and a row bit with A+B = .65, hence in-degrees
+//                more skewed than out-degrees, as in a web or citation graph); ids permuted; self
+//                loops and duplicates removed; not symmetric.
+//   powerlaw:N:D[:K]  N vertices, D*N edges u -> v drawn with u uniform and v of Zipf rank
+//                (rank floor(N x^K), x uniform; K = 1..8, default 3), ranks permuted: a few
+//                vertices with in-degree in the thousands, most with a handful; out-degrees Poisson
+//                around D. Self loops and duplicates removed; not symmetric.
+//   web:N        a web crawl's shape, symmetric, N >= 1000 vertices, about 6.7 N stored entries:
+//                site hubs whose rows hold thousands of low-degree members, a core of pages,
+//                and comb-shaped tails, some ending at secluded sites. From the highest-degree
+//                vertex a BFS has a wide level, a narrow one, a few wide ones and then about 20
+//                thin ones (lib/generators/generator_core.hpp, WebEdges, says how).
+//   road:W:H     a road map's shape, symmetric: a W x H lattice (vertex y*W + x) thinned to a
+//                random spanning tree plus one bond in five and a few diagonals; connected,
+//                degrees 1..6, mean about 2.5, BFS depth in the thousands for W = H = 1000.
 // Numbers may be written in decimal or with an exponent ("1e8"). A generated graph is a pattern
 // (iso) Matrix<bool>, a pure function of (spec, seed): the host and the GPU build the identical
 // matrix, on any number of threads.
@@ -20,26 +39,31 @@
 namespace gbcuda {
 
 struct GraphSpec {
-  enum class Kind { Kron, Urand, Grid, RandOut };
+  enum class Kind { Kron, Urand, Grid, RandOut, RMat, PowerLaw, Web, Road };
   Kind kind = Kind::Kron;
-  int scale = 0;          // kron, urand: 2^scale vertices (1..30)
-  Index edge_factor = 0;  // kron, urand: edges drawn = edge_factor * 2^scale
-  Index width = 0;        // grid
-  Index height = 0;       // grid
-  Index degree = 0;       // randout: out-edges per vertex
-  Index vertices = 0;     // every kind: the matrix is vertices x vertices
+  int scale = 0;          // kron, urand, rmat: 2^scale vertices (1..30)
+  Index edge_factor = 0;  // kron, urand, rmat: edges drawn = edge_factor * 2^scale
+  Index width = 0;        // grid, road
+  Index height = 0;       // grid, road
+  Index degree = 0;       // randout: out-edges per vertex; powerlaw: edges drawn per vertex
+  double rmat_a = 0.55, rmat_b = 0.10, rmat_c = 0.30;  // rmat: quadrant probabilities
+  int exponent = 3;                                    // powerlaw: K
+  Index vertices = 0;                                  // every kind: the matrix is vertices x vertices
 
-  // Edges drawn (kron, urand: before symmetrizing and deduplication), or the exact number of
-  // stored entries (grid, randout).
+  // Edges drawn (kron, urand, rmat, powerlaw, web, road: before symmetrizing and the removal of
+  // self loops and duplicates), or the exact number of stored entries (grid, randout).
   Index edges_drawn() const;
-  // The canonical spec text, e.g. "kron:22:16".
+  // Whether the generated matrix is symmetric (every kind but randout, rmat and powerlaw).
+  bool symmetric() const;
+  // The canonical spec text, e.g. "kron:22:16", "rmat:20:16:0.55:0.1:0.3" (every field written).
   std::string text() const;
 };
 
 // The seed used when none is given.
 inline constexpr std::uint64_t kDefaultGraphSeed = 0x67626375646121ULL;
 
-// True when `text` names a generator ("kron:", "urand:", "grid:", "randout:" prefix), i.e.
+// True when `text` names a generator ("kron:", "urand:", "grid:", "randout:", "rmat:",
+// "powerlaw:", "web:", "road:" prefix), i.e.
 // should not be opened as a file. (A file with such a name can be given as "./kron:...".)
 bool is_graph_spec(const std::string& text);
 

@@ -24,9 +24,11 @@ constexpr int kMaxScale = 30;                                    // 2^31 would e
 constexpr Index kMaxEdgesDrawn = Index(1) << 40;
 
 [[noreturn]] void bad_spec(const std::string& text, const std::string& why) {
-  throw Error(Status::InvalidValue, "bad graph spec '" + text + "': " + why +
-                                        " (expected kron:SCALE:EDGEFACTOR, urand:SCALE:DEGREE, grid:WIDTH:HEIGHT "
-                                        "or randout:VERTICES:DEGREE, e.g. kron:22:16)");
+  throw Error(Status::InvalidValue,
+              "bad graph spec '" + text + "': " + why +
+                  " (expected kron:SCALE:EDGEFACTOR, urand:SCALE:DEGREE, grid:WIDTH:HEIGHT, "
+                  "randout:VERTICES:DEGREE, rmat:SCALE:EDGEFACTOR[:A:B:C], "
+                  "powerlaw:VERTICES:DEGREE[:K], web:VERTICES or road:WIDTH:HEIGHT, e.g. kron:22:16)");
 }
 
 // A non-negative integer written as digits ("100000000") or with an exponent ("1e8", "2.5e6").
@@ -46,6 +48,25 @@ Index parse_count(const std::string& text, std::string_view field, const char* w
   if (d != std::floor(d)) bad_spec(text, std::string(what) + " '" + std::string(field) + "' is not a whole number");
   if (d > 9.0e15) bad_spec(text, std::string(what) + " '" + std::string(field) + "' is too large");
   return static_cast<Index>(d);
+}
+
+// A probability in [0, 1] written as a decimal ("0.55", ".1", "1e-2").
+double parse_probability(const std::string& text, std::string_view field, const char* what) {
+  if (field.empty()) bad_spec(text, std::string(what) + " is missing");
+  double d = 0;
+  const char* first = field.data() + (field[0] == '+' ? 1 : 0);
+  auto r = std::from_chars(first, field.data() + field.size(), d);
+  if (r.ec != std::errc() || r.ptr != field.data() + field.size() || !std::isfinite(d))
+    bad_spec(text, std::string(what) + " '" + std::string(field) + "' is not a number");
+  if (d < 0 || d > 1) bad_spec(text, std::string(what) + " '" + std::string(field) + "' is not in [0, 1]");
+  return d;
+}
+
+// The shortest decimal that reads back as `d`.
+std::string shortest(double d) {
+  char buf[32];
+  auto r = std::to_chars(buf, buf + sizeof buf, d);
+  return std::string(buf, r.ptr);
 }
 
 bool stderr_is_terminal() {
@@ -91,7 +112,8 @@ Csr<bool> empty_pattern(Index n) {
   return c;
 }
 
-// kron and urand: m undirected edge draws -> both directions, without self loops, sorted and
+// Every kind but grid and randout: m edge draws -> the edges (both directions when `symmetric`,
+// else u -> v only), without self loops (a generator drops a draw by returning one), sorted and
 // deduplicated. No atomics (they serialize the cache misses of a random scatter):
 //  1. each thread draws a fixed slice of the edges into `drawn` and counts them per bucket of
 //     rows (the high bits of the row id);
@@ -102,13 +124,13 @@ Csr<bool> empty_pattern(Index n) {
 //  4. the kept rows are packed into the final column array.
 // The order inside a row before its sort depends on the thread count; the result does not.
 template <class EdgeFn>
-Csr<bool> symmetric_from_draws(const GraphSpec& spec, const EdgeFn& edge) {
+Csr<bool> csr_from_draws(const GraphSpec& spec, const EdgeFn& edge, Index m, bool symmetric) {
   const Index n = spec.vertices;
-  const Index m = spec.edges_drawn();
-  const int bucket_bits = std::min(spec.scale, 10);
-  const int row_shift = spec.scale - bucket_bits;  // bucket of row r = r >> row_shift
-  const Index nb = Index(1) << bucket_bits;
+  const int bits = gen::id_bits(n);
+  const int bucket_bits = std::min(bits, 10);
+  const int row_shift = bits - bucket_bits;  // bucket of row r = r >> row_shift
   const Index rows_per_bucket = Index(1) << row_shift;
+  const Index nb = (n + rows_per_bucket - 1) / rows_per_bucket;
 
   // 1. Draw and count per (thread, bucket).
   gen::progress(spec, Backend::Host, "drawing edges");
@@ -128,7 +150,7 @@ Csr<bool> symmetric_from_draws(const GraphSpec& spec, const EdgeFn& edge) {
       drawn[static_cast<std::size_t>(k)] = e;
       if (e.u == e.v) continue;
       ++h[e.u >> row_shift];
-      ++h[e.v >> row_shift];
+      if (symmetric) ++h[e.v >> row_shift];
     }
   }
   // Bucket b's slice of thread t starts after every bucket < b and, in b, after threads < t.
@@ -148,7 +170,7 @@ Csr<bool> symmetric_from_draws(const GraphSpec& spec, const EdgeFn& edge) {
   }
   const Offset total = bucket_start[static_cast<std::size_t>(nb)];
 
-  // 2. Scatter both directions into the buckets: row in the high half, column in the low half.
+  // 2. Scatter into the buckets: row in the high half, column in the low half.
   gen::progress(spec, Backend::Host, "partitioning");
   detail::Array<std::uint64_t> pairs(static_cast<std::size_t>(total), Backend::Host);
 #pragma omp parallel num_threads(team)
@@ -161,7 +183,7 @@ Csr<bool> symmetric_from_draws(const GraphSpec& spec, const EdgeFn& edge) {
         const gen::Edge e = drawn[static_cast<std::size_t>(k)];
         if (e.u == e.v) continue;
         pairs[static_cast<std::size_t>(cur[e.u >> row_shift]++)] = (std::uint64_t(e.u) << 32) | e.v;
-        pairs[static_cast<std::size_t>(cur[e.v >> row_shift]++)] = (std::uint64_t(e.v) << 32) | e.u;
+        if (symmetric) pairs[static_cast<std::size_t>(cur[e.v >> row_shift]++)] = (std::uint64_t(e.v) << 32) | e.u;
       }
     }
   }
@@ -185,10 +207,11 @@ Csr<bool> symmetric_from_draws(const GraphSpec& spec, const EdgeFn& edge) {
     for (Index b = 0; b < nb; ++b) {
       const Offset lo = bucket_start[static_cast<std::size_t>(b)], hi = bucket_start[static_cast<std::size_t>(b) + 1];
       const Index row0 = b << row_shift;
+      const Index rows = std::min(rows_per_bucket, n - row0);  // the last bucket may be short
       std::fill(local.begin(), local.end(), Offset{0});
       for (Offset p = lo; p < hi; ++p)
         ++local[static_cast<std::size_t>((pairs[static_cast<std::size_t>(p)] >> 32) - row0) + 1];
-      for (Index r = 0; r < rows_per_bucket; ++r) {
+      for (Index r = 0; r < rows; ++r) {
         local[static_cast<std::size_t>(r) + 1] += local[static_cast<std::size_t>(r)];
         st[row0 + r] = lo + local[static_cast<std::size_t>(r)];
       }
@@ -197,9 +220,9 @@ Csr<bool> symmetric_from_draws(const GraphSpec& spec, const EdgeFn& edge) {
         buf[static_cast<std::size_t>(lo + local[static_cast<std::size_t>((x >> 32) - row0)]++)] =
             static_cast<Vid>(x & 0xffffffffULL);
       }
-      for (Index r = row0; r < row0 + rows_per_bucket; ++r) {
+      for (Index r = row0; r < row0 + rows; ++r) {
         Vid* first = buf.data() + st[r];
-        Vid* last = buf.data() + (r + 1 < row0 + rows_per_bucket ? st[r + 1] : hi);
+        Vid* last = buf.data() + (r + 1 < row0 + rows ? st[r + 1] : hi);
         std::sort(first, last);
         rp[r + 1] = std::unique(first, last) - first;
       }
@@ -272,9 +295,15 @@ Index GraphSpec::edges_drawn() const {
     case Kind::Urand: return edge_factor << scale;
     case Kind::Grid: return 2 * (width - 1) * height + 2 * width * (height - 1);
     case Kind::RandOut: return vertices * degree;
+    case Kind::RMat: return edge_factor << scale;
+    case Kind::PowerLaw: return vertices * degree;
+    case Kind::Web: return static_cast<Index>(gen::WebEdges(*this, 0).draws());
+    case Kind::Road: return 3 * width * height;
   }
   return 0;
 }
+
+bool GraphSpec::symmetric() const { return kind != Kind::RandOut && kind != Kind::RMat && kind != Kind::PowerLaw; }
 
 std::string GraphSpec::text() const {
   switch (kind) {
@@ -282,12 +311,19 @@ std::string GraphSpec::text() const {
     case Kind::Urand: return "urand:" + std::to_string(scale) + ":" + std::to_string(edge_factor);
     case Kind::Grid: return "grid:" + std::to_string(width) + ":" + std::to_string(height);
     case Kind::RandOut: return "randout:" + std::to_string(vertices) + ":" + std::to_string(degree);
+    case Kind::RMat:
+      return "rmat:" + std::to_string(scale) + ":" + std::to_string(edge_factor) + ":" + shortest(rmat_a) + ":" +
+             shortest(rmat_b) + ":" + shortest(rmat_c);
+    case Kind::PowerLaw:
+      return "powerlaw:" + std::to_string(vertices) + ":" + std::to_string(degree) + ":" + std::to_string(exponent);
+    case Kind::Web: return "web:" + std::to_string(vertices);
+    case Kind::Road: return "road:" + std::to_string(width) + ":" + std::to_string(height);
   }
   return "?";
 }
 
 bool is_graph_spec(const std::string& text) {
-  for (std::string_view prefix : {"kron:", "urand:", "grid:", "randout:"})
+  for (std::string_view prefix : {"kron:", "urand:", "grid:", "randout:", "rmat:", "powerlaw:", "web:", "road:"})
     if (std::string_view(text).substr(0, prefix.size()) == prefix) return true;
   return false;
 }
@@ -307,13 +343,27 @@ GraphSpec parse_graph_spec(const std::string& text) {
   else if (kind == "urand") s.kind = GraphSpec::Kind::Urand;
   else if (kind == "grid") s.kind = GraphSpec::Kind::Grid;
   else if (kind == "randout") s.kind = GraphSpec::Kind::RandOut;
+  else if (kind == "rmat") s.kind = GraphSpec::Kind::RMat;
+  else if (kind == "powerlaw") s.kind = GraphSpec::Kind::PowerLaw;
+  else if (kind == "web") s.kind = GraphSpec::Kind::Web;
+  else if (kind == "road") s.kind = GraphSpec::Kind::Road;
   else bad_spec(text, "unknown generator '" + std::string(kind) + "'");
-  if (f.size() != 3)
-    bad_spec(text, std::string(kind) + " takes two numbers, " + std::to_string(f.size() - 1) + " given");
+  const std::size_t given = f.size() - 1;
+  const auto fields = [&](std::size_t a, std::size_t b, const char* takes) {
+    if (given != a && given != b)
+      bad_spec(text, std::string(kind) + " takes " + takes + ", " + std::to_string(given) + " given");
+  };
+  switch (s.kind) {
+    case GraphSpec::Kind::RMat: fields(2, 5, "two numbers or five"); break;
+    case GraphSpec::Kind::PowerLaw: fields(2, 3, "two numbers or three"); break;
+    case GraphSpec::Kind::Web: fields(1, 1, "one number"); break;
+    default: fields(2, 2, "two numbers"); break;
+  }
 
   switch (s.kind) {
     case GraphSpec::Kind::Kron:
-    case GraphSpec::Kind::Urand: {
+    case GraphSpec::Kind::Urand:
+    case GraphSpec::Kind::RMat: {
       const Index scale = parse_count(text, f[1], "scale");
       const Index ef = parse_count(text, f[2], s.kind == GraphSpec::Kind::Kron ? "edge factor" : "degree");
       if (scale < 1) bad_spec(text, "scale must be at least 1");
@@ -325,6 +375,12 @@ GraphSpec parse_graph_spec(const std::string& text) {
       s.scale = static_cast<int>(scale);
       s.edge_factor = ef;
       s.vertices = Index(1) << scale;
+      if (s.kind == GraphSpec::Kind::RMat && given == 5) {
+        s.rmat_a = parse_probability(text, f[3], "A");
+        s.rmat_b = parse_probability(text, f[4], "B");
+        s.rmat_c = parse_probability(text, f[5], "C");
+        if (s.rmat_a + s.rmat_b + s.rmat_c > 1.0 + 1e-9) bad_spec(text, "A + B + C exceeds 1 (D = 1 - A - B - C)");
+      }
       break;
     }
     case GraphSpec::Kind::Grid: {
@@ -348,6 +404,36 @@ GraphSpec parse_graph_spec(const std::string& text) {
       if (s.degree > kMaxEdgesDrawn / s.vertices) bad_spec(text, "more than 2^40 edges");
       break;
     }
+    case GraphSpec::Kind::PowerLaw: {
+      s.vertices = parse_count(text, f[1], "vertex count");
+      s.degree = parse_count(text, f[2], "degree");
+      if (s.vertices < 1) bad_spec(text, "the vertex count must be at least 1");
+      if (s.vertices > kMaxVertices) bad_spec(text, "more than 2^31-1 vertices (32-bit vertex ids)");
+      if (s.degree < 1) bad_spec(text, "the degree must be at least 1");
+      if (s.degree > kMaxEdgesDrawn / s.vertices) bad_spec(text, "more than 2^40 edges");
+      if (given == 3) {
+        const Index k = parse_count(text, f[3], "exponent K");
+        if (k < 1 || k > 8) bad_spec(text, "the exponent K must be 1..8");
+        s.exponent = static_cast<int>(k);
+      }
+      break;
+    }
+    case GraphSpec::Kind::Web: {
+      s.vertices = parse_count(text, f[1], "vertex count");
+      if (s.vertices < static_cast<Index>(gen::WebEdges::kMinVertices))
+        bad_spec(text, "web needs at least " + std::to_string(gen::WebEdges::kMinVertices) + " vertices");
+      if (s.vertices > kMaxVertices) bad_spec(text, "more than 2^31-1 vertices (32-bit vertex ids)");
+      break;
+    }
+    case GraphSpec::Kind::Road: {
+      s.width = parse_count(text, f[1], "width");
+      s.height = parse_count(text, f[2], "height");
+      if (s.width < 1 || s.height < 1) bad_spec(text, "width and height must be at least 1");
+      if (s.width > kMaxVertices || s.height > kMaxVertices / s.width)
+        bad_spec(text, "more than 2^31-1 vertices (32-bit vertex ids)");
+      s.vertices = s.width * s.height;
+      break;
+    }
   }
   return s;
 }
@@ -364,15 +450,24 @@ Matrix<bool> generate_graph(const GraphSpec& given, Backend where, std::uint64_t
   }
   Csr<bool> c;
   switch (spec.kind) {
-    case GraphSpec::Kind::Kron: c = symmetric_from_draws(spec, gen::KronEdges(spec.scale, seed)); break;
-    case GraphSpec::Kind::Urand: c = symmetric_from_draws(spec, gen::UrandEdges(spec.scale, seed)); break;
+    case GraphSpec::Kind::Kron:
+      c = csr_from_draws(spec, gen::KronEdges(spec.scale, seed), spec.edges_drawn(), true);
+      break;
+    case GraphSpec::Kind::Urand:
+      c = csr_from_draws(spec, gen::UrandEdges(spec.scale, seed), spec.edges_drawn(), true);
+      break;
     case GraphSpec::Kind::Grid: c = grid_host(spec); break;
     case GraphSpec::Kind::RandOut: c = randout_host(spec, seed); break;
+    case GraphSpec::Kind::RMat: c = csr_from_draws(spec, gen::RMatEdges(spec, seed), spec.edges_drawn(), false); break;
+    case GraphSpec::Kind::PowerLaw:
+      c = csr_from_draws(spec, gen::PowerLawEdges(spec, gen::id_bits(spec.vertices), seed), spec.edges_drawn(), false);
+      break;
+    case GraphSpec::Kind::Web: c = csr_from_draws(spec, gen::WebEdges(spec, seed), spec.edges_drawn(), true); break;
+    case GraphSpec::Kind::Road: c = csr_from_draws(spec, gen::RoadEdges(spec, seed), spec.edges_drawn(), true); break;
   }
   gen::progress_done(spec, where);
-  // kron, urand and grid are symmetric by construction; randout is a random directed graph.
-  const std::optional<bool> symmetric =
-      spec.kind == GraphSpec::Kind::RandOut ? std::nullopt : std::optional<bool>(true);
+  // Symmetric by construction, or directed (nothing claimed: it is computed when asked).
+  const std::optional<bool> symmetric = spec.symmetric() ? std::optional<bool>(true) : std::nullopt;
   return Matrix<bool>::from_valid_csr(std::move(c), symmetric);
 }
 

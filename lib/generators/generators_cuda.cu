@@ -1,7 +1,8 @@
 // Graph generators on the GPU: the CSR is built in device memory and never passes through the
-// host. kron / urand: each thread computes its draws (generator_core.hpp), writes both
-// directions as 64-bit keys (row << bits | col), then CUB radix-sorts the keys, drops
-// duplicates and self loops, and cuts the sorted keys into row offsets and column indices.
+// host. kron / urand / rmat / powerlaw / web / road: each thread computes its draws
+// (generator_core.hpp), writes them as 64-bit keys (row << bits | col; both directions for the
+// symmetric kinds), then CUB radix-sorts the keys, drops duplicates and self loops, and cuts the
+// sorted keys into row offsets and column indices.
 // grid / randout: every row is written directly where it belongs.
 #include <algorithm>
 #include <cstdio>
@@ -25,11 +26,15 @@ using detail::cuda::read_device;
 using detail::cuda::run_cub;
 
 template <class EdgeFn>
-__global__ void draw_keys_kernel(std::uint64_t* __restrict__ keys, EdgeFn edge, Index m, int bits) {
+__global__ void draw_keys_kernel(std::uint64_t* __restrict__ keys, EdgeFn edge, Index m, int bits, bool symmetric) {
   for (Index k = global_thread(); k < m; k += grid_threads()) {
     const Edge e = edge(static_cast<std::uint64_t>(k));
-    keys[2 * k] = (std::uint64_t(e.u) << bits) | e.v;
-    keys[2 * k + 1] = (std::uint64_t(e.v) << bits) | e.u;
+    if (symmetric) {
+      keys[2 * k] = (std::uint64_t(e.u) << bits) | e.v;
+      keys[2 * k + 1] = (std::uint64_t(e.v) << bits) | e.u;
+    } else {
+      keys[k] = (std::uint64_t(e.u) << bits) | e.v;
+    }
   }
 }
 
@@ -100,11 +105,10 @@ Csr<bool> empty_pattern(Index n) {
 }
 
 template <class EdgeFn>
-Csr<bool> symmetric_from_draws(const GraphSpec& spec, const EdgeFn& edge) {
+Csr<bool> csr_from_draws(const GraphSpec& spec, const EdgeFn& edge, Index m, bool symmetric) {
   const Index n = spec.vertices;
-  const Index m = spec.edges_drawn();
-  const Index items = 2 * m;
-  const int bits = spec.scale;
+  const Index items = symmetric ? 2 * m : m;
+  const int bits = id_bits(n);
   const std::uint64_t mask = (std::uint64_t(1) << bits) - 1;
 
   // Peak: two key buffers and the largest CUB temporary; later one key buffer, the columns
@@ -129,7 +133,7 @@ Csr<bool> symmetric_from_draws(const GraphSpec& spec, const EdgeFn& edge) {
   progress(spec, Backend::Cuda, "drawing edges");
   Array<std::uint64_t> a(static_cast<std::size_t>(items), Backend::Cuda);
   Array<std::uint64_t> b(static_cast<std::size_t>(items), Backend::Cuda);
-  draw_keys_kernel<<<grid_for(m), kBlock, 0, detail::cuda::stream()>>>(a.data(), edge, m, bits);
+  draw_keys_kernel<<<grid_for(m), kBlock, 0, detail::cuda::stream()>>>(a.data(), edge, m, bits, symmetric);
   CUDA_CHECK_LAUNCH();
 
   progress(spec, Backend::Cuda, "sorting");
@@ -218,14 +222,21 @@ Csr<bool> randout_cuda(const GraphSpec& spec, std::uint64_t seed) {
 Matrix<bool> generate_cuda(const GraphSpec& spec, std::uint64_t seed) {
   Csr<bool> c;
   switch (spec.kind) {
-    case GraphSpec::Kind::Kron: c = symmetric_from_draws(spec, KronEdges(spec.scale, seed)); break;
-    case GraphSpec::Kind::Urand: c = symmetric_from_draws(spec, UrandEdges(spec.scale, seed)); break;
+    case GraphSpec::Kind::Kron: c = csr_from_draws(spec, KronEdges(spec.scale, seed), spec.edges_drawn(), true); break;
+    case GraphSpec::Kind::Urand:
+      c = csr_from_draws(spec, UrandEdges(spec.scale, seed), spec.edges_drawn(), true);
+      break;
     case GraphSpec::Kind::Grid: c = grid_cuda(spec); break;
     case GraphSpec::Kind::RandOut: c = randout_cuda(spec, seed); break;
+    case GraphSpec::Kind::RMat: c = csr_from_draws(spec, RMatEdges(spec, seed), spec.edges_drawn(), false); break;
+    case GraphSpec::Kind::PowerLaw:
+      c = csr_from_draws(spec, PowerLawEdges(spec, id_bits(spec.vertices), seed), spec.edges_drawn(), false);
+      break;
+    case GraphSpec::Kind::Web: c = csr_from_draws(spec, WebEdges(spec, seed), spec.edges_drawn(), true); break;
+    case GraphSpec::Kind::Road: c = csr_from_draws(spec, RoadEdges(spec, seed), spec.edges_drawn(), true); break;
   }
-  // kron, urand and grid are symmetric by construction; randout is a random directed graph.
-  const std::optional<bool> symmetric =
-      spec.kind == GraphSpec::Kind::RandOut ? std::nullopt : std::optional<bool>(true);
+  // Symmetric by construction, or directed (nothing claimed: it is computed when asked).
+  const std::optional<bool> symmetric = spec.symmetric() ? std::optional<bool>(true) : std::nullopt;
   return Matrix<bool>::from_valid_csr(std::move(c), symmetric);
 }
 
