@@ -69,6 +69,43 @@ const std::vector<std::string> kPresetStandard = {"kron:22:16",         "urand:2
                                                   "randout:100000000:8"};
 const std::vector<std::string> kPresetSmall = {"kron:16:16", "urand:16:16", "grid:256:256", "randout:100000:8"};
 
+// The real suite (issue 28): generated shapes of real graphs, then real files (kRealFiles).
+// web: the web crawl's size and level profile, whose pull levels scan long hub rows; road: the
+// road network's size, thousands of levels; rmat and powerlaw: directed, skewed in-degrees.
+const std::vector<std::string> kPresetReal = {"web:325000", "road:1250:1200", "rmat:20:16", "powerlaw:1000000:8"};
+// The same shapes small enough for a test on the host.
+const std::vector<std::string> kPresetRealSmall = {"web:20000", "road:120:100", "rmat:14:8", "powerlaw:20000:8"};
+
+// A real graph file of scripts/real-graphs.sh (bench/README.md lists where each comes from), as
+// it is read: kept byte for byte as obtained, so each names its format here.
+struct RealFile {
+  const char* file;
+  const char* kind;
+  gbcuda::FileFormat format;
+  int index_base;   // edge lists: the first vertex id
+  bool symmetrize;  // the file stores each undirected edge once: search A + A'
+};
+const RealFile kRealFiles[] = {
+    {"luxembourg_osm.mtx", "road network", gbcuda::FileFormat::EdgeList, 1, true},
+    {"delaunay_n16.mtx", "mesh", gbcuda::FileFormat::EdgeList, 1, true},
+    {"web-edu.mtx", "web crawl", gbcuda::FileFormat::Headerless, 1, true},
+    {"facebook_combined.txt", "social network", gbcuda::FileFormat::EdgeList, 0, true},
+    {"ca-HepPh.txt", "co-authorship", gbcuda::FileFormat::EdgeList, 0, true},
+    {"p2p-Gnutella31.txt", "directed (peer-to-peer)", gbcuda::FileFormat::EdgeList, 0, false},
+    {"wiki-Vote.txt", "directed, power-law in-degree", gbcuda::FileFormat::EdgeList, 0, false},
+};
+constexpr const char* kRealGraphsScript = "scripts/real-graphs.sh";
+
+// One graph to run: a generator spec or a file given on the command line (read as detected), or
+// a real file read as kRealFiles says.
+struct GraphInput {
+  std::string name;  // in the table and the JSON
+  std::string path;  // the spec or the file
+  gbcuda::ReadOptions read;
+  bool symmetrize = false;
+  std::string read_as;  // how a real file is read, for the JSON; empty otherwise
+};
+
 struct Options {
   std::vector<std::string> graphs;
   std::string kernels;  // empty: the default list for the device
@@ -328,6 +365,8 @@ std::string utc_now() {
 
 struct GraphRecord {
   std::string name;
+  std::string path;     // the file or spec (the name is a real file's base name)
+  std::string read_as;  // a real file's format and treatment; empty otherwise
   bool generated = false;
   Index vertices = 0;
   Index entries = 0;
@@ -368,7 +407,7 @@ class Bench {
         orderings_(std::move(orderings)),
         device_desc_(gbcuda::backend_description(backend)) {}
 
-  void run_graph(const std::string& name, std::size_t index, std::size_t count);
+  void run_graph(const GraphInput& in, std::size_t index, std::size_t count);
   int print_table() const;
   Json to_json(const std::string& command_line, const std::string& date) const;
   int failures() const {
@@ -414,7 +453,7 @@ class Bench {
   };
   // run_graph's steps: load (false: the graph's error is recorded), the gbcuda kernels in each
   // ordering, the CPU baselines.
-  bool load(GraphRun& run, std::size_t index, std::size_t count);
+  bool load(GraphRun& run, const GraphInput& in, std::size_t index, std::size_t count);
   void run_kernels(GraphRun& run);
   void run_baselines(GraphRun& run);
   // Checks a row against the graph or its source's reference levels, and records it; `make` runs
@@ -510,10 +549,10 @@ Row Bench::run_graphblas(const GrbMatrix& G, const std::vector<Index>& degree, c
   return row;
 }
 
-bool Bench::load(GraphRun& run, std::size_t index, std::size_t count) {
+bool Bench::load(GraphRun& run, const GraphInput& in, std::size_t index, std::size_t count) {
   GraphRecord& g = run.g;
   const std::string& name = g.name;
-  g.generated = gbcuda::is_graph_spec(name);
+  g.generated = gbcuda::is_graph_spec(in.path);
   fmt::print(stderr, "bfs_bench: [{}/{}] {}: {} ...\n", index + 1, count, name,
              g.generated
                  ? fmt::format("generating ({})", backend_ == gbcuda::Backend::Cuda ? "on the GPU" : "on the host")
@@ -521,9 +560,9 @@ bool Bench::load(GraphRun& run, std::size_t index, std::size_t count) {
   const Clock::time_point t0 = Clock::now();
   gbcuda::Matrix<bool>& A = run.A;
   try {
-    gbcuda_cli::LoadedGraph loaded = gbcuda_cli::load_graph(name, backend_);
+    gbcuda_cli::LoadedGraph loaded = gbcuda_cli::load_graph(in.path, backend_, in.read);
     if (loaded.relabelling.size() == 0 || loaded.relabelling.is_identity()) {
-      A = std::move(loaded.matrix);
+      A = in.symmetrize ? loaded.matrix.symmetrized() : std::move(loaded.matrix);
     } else {  // the baselines and the checks work in the file's original ids
       A = gbcuda::relabel(loaded.matrix, loaded.relabelling.inverse());
       run.saved = gbcuda::RelabelledGraph<bool>{std::move(loaded.matrix), std::move(loaded.relabelling)};
@@ -709,10 +748,12 @@ void Bench::run_baselines(GraphRun& run) {
 }
 
 // load -> the kernels in each ordering -> the baselines; every row checked against the first.
-void Bench::run_graph(const std::string& name, std::size_t index, std::size_t count) {
+void Bench::run_graph(const GraphInput& in, std::size_t index, std::size_t count) {
   GraphRun run;
-  run.g.name = name;
-  if (load(run, index, count)) {
+  run.g.name = in.name;
+  run.g.path = in.path;
+  run.g.read_as = in.read_as;
+  if (load(run, in, index, count)) {
     run_kernels(run);
     run_baselines(run);
   }
@@ -826,6 +867,10 @@ Json Bench::to_json(const std::string& command_line, const std::string& date) co
   for (const GraphRecord& g : graphs_) {
     Json x;
     x["graph"] = g.name;
+    if (!g.read_as.empty()) {
+      x["path"] = g.path;
+      x["read_as"] = g.read_as;
+    }
     x["generated"] = g.generated;
     if (!g.error.empty()) {
       x["error"] = g.error;
@@ -901,10 +946,11 @@ void build_cli(CLI::App& app, Options& o) {
       ->type_name("");
   app.add_option("--preset", o.preset,
                  "standard: kron:22:16 urand:22:16 grid:2048:2048 urand:26:8 randout:1000000:8 randout:100000000:4 "
-                 "randout:100000000:8; small: kron:16:16 urand:16:16 grid:256:256 randout:100000:8 (added after the "
-                 "GRAPHs)")
-      ->type_name("standard|small")
-      ->check(CLI::IsMember({"standard", "small"}).description(""));
+                 "randout:100000000:8; small: kron:16:16 urand:16:16 grid:256:256 randout:100000:8; real: web:325000 "
+                 "road:1250:1200 rmat:20:16 powerlaw:1000000:8 and the real files (see below); real-small: web:20000 "
+                 "road:120:100 rmat:14:8 powerlaw:20000:8 and the real files (added after the GRAPHs)")
+      ->type_name("standard|small|real|real-small")
+      ->check(CLI::IsMember({"standard", "small", "real", "real-small"}).description(""));
   app.add_option("--kernels", o.kernels,
                  "Comma-separated kernels: bfs_spmv's (auto, pull, queue-warp, queue-block, queue-global, "
                  "single-block: the fused loop; algebra: the BFS written with vxm/nvals/assign) and the seed GPU "
@@ -957,11 +1003,18 @@ void build_cli(CLI::App& app, Options& o) {
       "Every result is checked (validate_bfs on the first, the others against its levels); a mismatch is a\n"
       "FAILED row.\n"
       "\n"
+      "The real suite (--preset real, real-small) adds the real graph files that scripts/real-graphs.sh\n"
+      "fetches (a road network, a mesh, a web crawl, a social network, a co-authorship graph, two directed\n"
+      "graphs: bench/README.md) from $GBCUDA_GRAPH_DIR, else data/graphs; each is read as it was obtained\n"
+      "(its format, index base, and A + A' where it stores each undirected edge once). A missing file is\n"
+      "named on stderr with the command that gets it, and the run goes on without it (not a failure).\n"
+      "\n"
       "Exit codes: 0 every case ok; 1 a case FAILED or could not run; 2 usage error (bad option, missing\n"
       "file, bad spec, a CUDA-only kernel or --device cuda without a usable GPU).\n"
       "\n"
       "Examples:\n"
       "  bfs_bench --preset standard --json build/bench.json     # what `make bench` runs\n"
+      "  scripts/real-graphs.sh && bfs_bench --preset real --json build/real.json\n"
       "  bfs_bench kron:20:16 grid:1024:1024 --kernels all --sources 4\n"
       "  bfs_bench --kernels list\n"
       "  bfs_bench graph.mtx --device host --repeat 3");
@@ -1062,6 +1115,42 @@ std::vector<gbcuda::Ordering> parse_orderings(const std::string& list) {
   return out;
 }
 
+// The folder of the real files: $GBCUDA_GRAPH_DIR, else data/graphs (where scripts/real-graphs.sh
+// puts them, relative to the current directory).
+std::string graph_dir() {
+  const char* env = std::getenv("GBCUDA_GRAPH_DIR");
+  return env && *env ? std::string(env) : std::string("data/graphs");
+}
+
+// The real files present in graph_dir(), each with how it is read. A missing one is named on
+// stderr with the command that gets it, and the run goes on without it.
+std::vector<GraphInput> real_files() {
+  const std::string dir = graph_dir();
+  std::vector<GraphInput> out;
+  std::vector<std::string> missing;
+  for (const RealFile& f : kRealFiles) {
+    const std::filesystem::path path = std::filesystem::path(dir) / f.file;
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) {
+      missing.push_back(f.file);
+      continue;
+    }
+    GraphInput in;
+    in.name = f.file;
+    in.path = path.string();
+    in.read.format = f.format;
+    in.read.index_base = f.index_base;
+    in.symmetrize = f.symmetrize;
+    in.read_as = fmt::format("{}: {}, {}-based{}", f.kind, gbcuda::to_string(f.format), f.index_base,
+                             f.symmetrize ? ", symmetrized (A + A')" : ", directed");
+    out.push_back(std::move(in));
+  }
+  for (const std::string& m : missing)
+    fmt::print(stderr, "bfs_bench: real suite: {} is not in {} (get the files with: {} --dest {}); left out\n", m, dir,
+               kRealGraphsScript, dir);
+  return out;
+}
+
 int run(const Options& o, const std::string& command_line) {
   if (o.kernels == "list") {
     print_kernel_catalogue(gbcuda::resolve_device(gbcuda::parse_device(o.device)));
@@ -1070,7 +1159,8 @@ int run(const Options& o, const std::string& command_line) {
   std::vector<std::string> graphs = o.graphs;
   if (o.preset == "standard") graphs.insert(graphs.end(), kPresetStandard.begin(), kPresetStandard.end());
   if (o.preset == "small") graphs.insert(graphs.end(), kPresetSmall.begin(), kPresetSmall.end());
-  if (graphs.empty()) throw UsageError{"no graphs: give GRAPH files or specs, or --preset standard|small"};
+  if (o.preset == "real") graphs.insert(graphs.end(), kPresetReal.begin(), kPresetReal.end());
+  if (o.preset == "real-small") graphs.insert(graphs.end(), kPresetRealSmall.begin(), kPresetRealSmall.end());
   // Input mistakes are reported before anything runs.
   for (const std::string& g : graphs) {
     if (gbcuda::is_graph_spec(g)) {
@@ -1088,6 +1178,14 @@ int run(const Options& o, const std::string& command_line) {
                       "randout:N:D, rmat:S:E[:A:B:C], powerlaw:N:D[:K], web:N, road:W:H)",
                       g)};
   }
+  std::vector<GraphInput> inputs;
+  for (const std::string& g : graphs) inputs.push_back({g, g, {}, false, {}});
+  if (o.preset == "real" || o.preset == "real-small") {
+    const std::vector<GraphInput> files = real_files();
+    inputs.insert(inputs.end(), files.begin(), files.end());
+  }
+  if (inputs.empty())
+    throw UsageError{"no graphs: give GRAPH files or specs, or --preset standard|small|real|real-small"};
   if (!o.json_file.empty()) {
     const std::filesystem::path dir = std::filesystem::absolute(o.json_file).parent_path();
     std::error_code ec;
@@ -1099,11 +1197,11 @@ int run(const Options& o, const std::string& command_line) {
   const std::vector<KernelRun> kernels = select_kernels(o.kernels, backend);
   const std::vector<gbcuda::Ordering> orderings = parse_orderings(o.reorder);
   const std::string date = utc_now();
-  fmt::print(stderr, "bfs_bench: {} graph(s), kernels on {}; {} warm-up + {} timed runs per case\n", graphs.size(),
+  fmt::print(stderr, "bfs_bench: {} graph(s), kernels on {}; {} warm-up + {} timed runs per case\n", inputs.size(),
              gbcuda::backend_description(backend), o.warmup, o.repeat);
 
   Bench bench(o, backend, kernels, orderings);
-  for (std::size_t i = 0; i < graphs.size(); ++i) bench.run_graph(graphs[i], i, graphs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) bench.run_graph(inputs[i], i, inputs.size());
   const int failures = bench.print_table();
   if (!o.json_file.empty()) {
     const Json j = bench.to_json(command_line, date);

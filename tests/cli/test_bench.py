@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Checks bfs_bench without a GPU: the small preset on the host, the JSON it writes, the choice of
-sources, the GraphBLAS baseline's agreement, the skipped-baseline message, and exit codes.
+sources, the GraphBLAS baseline's agreement, the skipped-baseline message, the small real suite
+(its generated shapes, a real file read as the suite reads it, missing files named), and exit codes.
 
 Standard library only. Usage (as tests/CMakeLists.txt runs it):
     test_bench.py --bin build/bin --matrices matrices
@@ -17,6 +18,9 @@ from checker import Checker
 
 RUN_TIMEOUT = 300  # seconds for one bfs_bench run
 PRESET_SMALL = ["kron:16:16", "urand:16:16", "grid:256:256", "randout:100000:8"]
+PRESET_REAL_SMALL = ["web:20000", "road:120:100", "rmat:14:8", "powerlaw:20000:8"]
+REAL_FILES = ["luxembourg_osm.mtx", "delaunay_n16.mtx", "web-edu.mtx", "facebook_combined.txt", "ca-HepPh.txt",
+              "p2p-Gnutella31.txt", "wiki-Vote.txt"]
 EDGES_COUNTED_AS = "edges = stored directed entries in the rows of reached vertices"
 TOO_LARGE = "skipped (too large for the CPU baselines in this run)"
 HOST_KERNELS = ["auto", "pull", "algebra"]  # the kernels that run on the host backend
@@ -183,6 +187,53 @@ def main():
                 c.check(all(x["kind"] != "host-backend" for x in j["cases"]),
                         "preset small: no separate host baseline when the kernels run on the host")
 
+        # 1b. The small real suite: the generated shapes, and of the real files only web-edu.mtx (a
+        # stand-in in its format, headerless and stored once per edge: the path 0-1-2-3, so 6
+        # entries once symmetrized; the max-degree source is 1, 3 levels); the others are missing.
+        graph_dir = os.path.join(tmp, "graphs")
+        os.mkdir(graph_dir)
+        with open(os.path.join(graph_dir, "web-edu.mtx"), "w", encoding="ascii") as f:
+            f.write("4 4 3\n1 2\n2 3\n3 4\n")
+        out_real = os.path.join(tmp, "real.json")
+        saved_dir = os.environ.get("GBCUDA_GRAPH_DIR")
+        os.environ["GBCUDA_GRAPH_DIR"] = graph_dir
+        try:
+            rc, out, err, secs = c.run_timed(["--preset", "real-small", "--device", "host", "--repeat", "2",
+                                              "--json", out_real])
+        finally:
+            if saved_dir is None:
+                del os.environ["GBCUDA_GRAPH_DIR"]
+            else:
+                os.environ["GBCUDA_GRAPH_DIR"] = saved_dir
+        print(f"preset real-small: exit {rc} in {secs:.1f} s", flush=True)
+        if c.check(rc == 0, "preset real-small: exit 0 (missing real files are not a failure)", err[-1500:]):
+            for name in REAL_FILES:
+                if name == "web-edu.mtx":
+                    continue
+                c.check(any(name in ln and "scripts/real-graphs.sh" in ln for ln in err.splitlines()),
+                        f"preset real-small: missing {name} named with the command that gets it", err[-800:])
+            j = load_json(c, out_real, "preset real-small")
+            if j:
+                graphs = PRESET_REAL_SMALL + ["web-edu.mtx"]
+                c.check([g["graph"] for g in j["graphs"]] == graphs, "preset real-small: its graphs, then the files found",
+                        str([g["graph"] for g in j["graphs"]]))
+                check_cases(c, j, "preset real-small", graphs, ["auto"])
+                rec = {g["graph"]: g for g in j["graphs"]}
+                edu = rec.get("web-edu.mtx", {})
+                c.check(edu.get("vertices") == 4 and edu.get("entries") == 6 and "symmetrized" in edu.get("read_as", "")
+                        and edu.get("path") == os.path.join(graph_dir, "web-edu.mtx"),
+                        "preset real-small: web-edu.mtx read headerless and symmetrized", str(edu))
+                c.check(all(rec.get(g, {}).get("generated") for g in PRESET_REAL_SMALL),
+                        "preset real-small: the shapes are generated")
+                first = {x["graph"]: x for x in reversed(j.get("cases", []))}  # each graph's first case
+                web, road, edu_case = first.get("web:20000", {}), first.get("road:120:100", {}), first.get("web-edu.mtx", {})
+                c.check(20 <= web.get("levels", 0) <= 34, "preset real-small: web:20000 has the crawl's 20-34 levels",
+                        str(web.get("levels")))
+                c.check(road.get("reached") == 12000 and road.get("levels", 0) >= 150,
+                        "preset real-small: road:120:100 is connected and deep", str((road.get("reached"), road.get("levels"))))
+                c.check((edu_case.get("source"), edu_case.get("levels"), edu_case.get("reached")) == (1, 3, 4),
+                        "preset real-small: web-edu.mtx stand-in's BFS", str(edu_case))
+
         # 2. Known answers: sources (max degree with a tie, every other non-isolated vertex), levels.
         out2 = os.path.join(tmp, "out2.json")
         rc, out, err, secs = c.run_timed([tie, karate, "--device", "host", "--kernels", "all", "--sources", "100",
@@ -332,7 +383,8 @@ def main():
         rc, out, err, _ = c.run_timed(["--help"])
         if c.check(rc == 0, "--help: exit 0"):
             for opt in ["--reorder", "--kernels", "--sources", "--seed", "--repeat", "--warmup", "--device", "--json", "--preset",
-                        "--no-graphblas", "--no-host", "--host-max-entries", "--timeout-per-case"]:
+                        "--no-graphblas", "--no-host", "--host-max-entries", "--timeout-per-case", "real-small",
+                        "scripts/real-graphs.sh", "GBCUDA_GRAPH_DIR"]:
                 c.check(opt in out, f"--help mentions {opt}")
 
         # --kernels list: the library's kernels, algebra, and (in a CUDA build) the seed kernels.
