@@ -20,7 +20,7 @@
 //                (rank floor(N x^K), x uniform; K = 1..8, default 3), ranks permuted: a few
 //                vertices with in-degree in the thousands, most with a handful; out-degrees Poisson
 //                around D. Self loops and duplicates removed; not symmetric.
-//   web:N        a web crawl's shape, symmetric, N >= 1000 vertices, about 6.7 N stored entries:
+//   web:N        a web crawl's shape, symmetric, N >= 1000 vertices, about 6.6 N stored entries:
 //                site hubs whose rows hold thousands of low-degree members, a core of pages,
 //                and comb-shaped tails, some ending at secluded sites. From the highest-degree
 //                vertex a BFS has a wide level, a narrow one, a few wide ones and then about 20

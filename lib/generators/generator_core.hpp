@@ -271,11 +271,12 @@ struct RoadEdges {
 
 // web: the shape of a web crawl, symmetric. Vertex ids, in this order:
 //   hubs     site hubs, one per site;
-//   core     pages linked among themselves (some popular: Zipf targets) and to hubs;
+//   core     pages linked among themselves (to popular pages: Zipf targets; to nearby pages:
+//            within kWindow ids, as the pages of one host link to each other) and to hubs;
 //   members  pages of a site: contiguous runs, one run per site, run lengths power-law (site s
 //            holds the positions p with floor(S (p/M)^3) = s, so site 0 is the largest); each
-//            member links to its hub and to the next member of its run, and a few link out to
-//            the core;
+//            member links to its hub and to the next two members of its run, and one in a
+//            hundred links out to a popular core page;
 //   combs    blocks of kCombBlock vertices hanging from a hub or a core page: a spine (a path)
 //            of 1..kMaxSpine vertices, the rest of the block teeth on the spine; the spine's tip
 //            links to the hub of a secluded site.
@@ -286,7 +287,10 @@ struct RoadEdges {
 // through the core and the sites, then a tail of thin levels along the combs and into the
 // secluded sites.
 // Draws: kHubSlots per open hub, kCoreSlots per core page, kMemberSlots per member, one per comb
-// vertex and one per comb tip; a dropped draw is a self loop, which the builder removes.
+// vertex and one per comb tip; a dropped draw is a self loop, which the builder removes. The
+// constants below were tuned (by BFS profiles on the host) so that web:325000 has the crawl's
+// size (326K vertices, 2.21M entries) and level profile (1, 10721, 173, 7971, 54022, 94198,
+// 80766, 32155, then 19 thin levels); the profile keeps its form from 5,000 vertices to 10^6.
 struct WebEdges {
   static constexpr std::uint64_t kHubSlots = 4, kCoreSlots = 7, kMemberSlots = 4;
   static constexpr std::uint64_t kCombBlock = 48;       // vertices per comb: spine + teeth
@@ -304,7 +308,7 @@ struct WebEdges {
   std::uint64_t hub_end = 0, core_end = 0, member_end = 0, comb_end = 0;  // draw ranges
   std::uint64_t key = 0;
 
-  // The layout of n vertices (n >= kMinVertices): 1/70 hubs, 22% core, 20% combs, members the rest.
+  // The layout of n vertices (n >= kMinVertices): 1/70 hubs, 22% core, 25% combs, members the rest.
   static constexpr std::uint64_t kMinVertices = 1000;
   WebEdges(const GraphSpec& spec, std::uint64_t seed) : key(stream_key(seed, kWeb)) {
     const std::uint64_t n = static_cast<std::uint64_t>(spec.vertices);

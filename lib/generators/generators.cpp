@@ -297,7 +297,10 @@ Index GraphSpec::edges_drawn() const {
     case Kind::RandOut: return vertices * degree;
     case Kind::RMat: return edge_factor << scale;
     case Kind::PowerLaw: return vertices * degree;
-    case Kind::Web: return static_cast<Index>(gen::WebEdges(*this, 0).draws());
+    case Kind::Web:  // the layout needs kMinVertices (parse_graph_spec checks it)
+      return vertices < static_cast<Index>(gen::WebEdges::kMinVertices)
+                 ? 0
+                 : static_cast<Index>(gen::WebEdges(*this, 0).draws());
     case Kind::Road: return 3 * width * height;
   }
   return 0;
