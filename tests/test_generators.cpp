@@ -103,23 +103,33 @@ Index max_degree_vertex(const Arrays& a) {
   return std::max_element(d.begin(), d.end()) - d.begin();
 }
 
-// Level sizes of a BFS along the stored edges from `source` (level 0 = {source}).
-std::vector<Index> level_sizes(const Arrays& a, Index source) {
-  std::vector<int> seen(static_cast<std::size_t>(a.nrows), 0);
-  std::vector<Index> frontier{source}, next, sizes;
-  seen[static_cast<std::size_t>(source)] = 1;
-  while (!frontier.empty()) {
-    sizes.push_back(static_cast<Index>(frontier.size()));
+// BFS levels along the stored edges from `source` (-1: unreached).
+std::vector<int> bfs_levels(const Arrays& a, Index source) {
+  std::vector<int> level(static_cast<std::size_t>(a.nrows), -1);
+  std::vector<Index> frontier{source}, next;
+  level[static_cast<std::size_t>(source)] = 0;
+  for (int depth = 1; !frontier.empty(); ++depth) {
     next.clear();
     for (Index u : frontier)
       for (Offset p = a.row_ptr[u]; p < a.row_ptr[u + 1]; ++p) {
         const Vid v = a.col_idx[p];
-        if (!seen[static_cast<std::size_t>(v)]) {
-          seen[static_cast<std::size_t>(v)] = 1;
+        if (level[static_cast<std::size_t>(v)] < 0) {
+          level[static_cast<std::size_t>(v)] = depth;
           next.push_back(v);
         }
       }
     frontier.swap(next);
+  }
+  return level;
+}
+
+// Level sizes of a BFS along the stored edges from `source` (level 0 = {source}).
+std::vector<Index> level_sizes(const Arrays& a, Index source) {
+  std::vector<Index> sizes;
+  for (int l : bfs_levels(a, source)) {
+    if (l < 0) continue;
+    if (static_cast<std::size_t>(l) >= sizes.size()) sizes.resize(static_cast<std::size_t>(l) + 1, 0);
+    ++sizes[static_cast<std::size_t>(l)];
   }
   return sizes;
 }
@@ -424,6 +434,19 @@ TEST(Generators, Web) {
     std::size_t thin = 0;
     for (std::size_t i = at + 1; i < L.size(); ++i) thin += L[i] < n / 50;
     EXPECT_GE(thin, 12u) << spec << ": the tail of thin levels";
+    // What makes its pull slow: when the frontier is widest, long rows (an eighth of the top hub's
+    // or more) of vertices still unvisited that meet no frontier vertex, so a pull scans them whole.
+    const std::vector<int> level = bfs_levels(a, hub);
+    const int wide = static_cast<int>(at);
+    Index futile = 0;
+    for (Index v = 0; v < n; ++v) {
+      if (level[v] >= 0 && level[v] <= wide + 1) continue;
+      if (a.row_ptr[v + 1] - a.row_ptr[v] < hub_degree / 8) continue;
+      bool meets = false;
+      for (Offset p = a.row_ptr[v]; p < a.row_ptr[v + 1] && !meets; ++p) meets = level[a.col_idx[p]] == wide;
+      futile += !meets;
+    }
+    EXPECT_GE(futile, 3) << spec << ": long rows a pull scans in vain at the widest level";
   }
 }
 

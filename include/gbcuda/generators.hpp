@@ -20,9 +20,10 @@
 //                (rank floor(N x^K), x uniform; K = 1..8, default 3), ranks permuted: a few
 //                vertices with in-degree in the thousands, most with a handful; out-degrees Poisson
 //                around D. Self loops and duplicates removed; not symmetric.
-//   web:N        a web crawl's shape, symmetric, N >= 1000 vertices, about 6.6 N stored entries:
+//   web:N        a web crawl's shape, symmetric, N >= 1000 vertices, about 6.7 N stored entries:
 //                site hubs whose rows hold thousands of low-degree members, a core of pages,
-//                and comb-shaped tails, some ending at secluded sites. From the highest-degree
+//                and comb-shaped tails, the longest ending at secluded sites (whose hub rows a
+//                pull scans in vain until a BFS reaches them late). From the highest-degree
 //                vertex a BFS has a wide level, a narrow one, a few wide ones and then about 20
 //                thin ones (lib/generators/generator_core.hpp, WebEdges, says how).
 //   road:W:H     a road map's shape, symmetric: a W x H lattice (vertex y*W + x) thinned to a

@@ -274,15 +274,16 @@ struct RoadEdges {
 //   core     pages linked among themselves (to popular pages: Zipf targets; to nearby pages:
 //            within kWindow ids, as the pages of one host link to each other) and to hubs;
 //   members  pages of a site: contiguous runs, one run per site, run lengths power-law (site s
-//            holds the positions p with floor(S (p/M)^3) = s, so site 0 is the largest); each
+//            holds the positions p with floor(S (p/M)^2) = s, so site 0 is the largest); each
 //            member links to its hub and to the next two members of its run, and one in a
 //            hundred links out to a popular core page;
-//   combs    blocks of kCombBlock vertices hanging from a hub or a core page: a spine (a path)
-//            of 1..kMaxSpine vertices, the rest of the block teeth on the spine; the spine's tip
-//            links to the hub of a secluded site.
-// A secluded site (about one in four; never site 0) has no other link to the rest: its hub is
-// reached only through comb tips, so a BFS meets it late and its members later, and until then
-// a pull scans the hub's whole row (its members) without meeting the frontier. Seen from hub 0
+//   combs    blocks of kCombBlock vertices hanging from an open hub or a core page: a spine (a
+//            path) of 1..kMaxSpine vertices, the rest of the block teeth on the spine; the tip of
+//            a spine of kLateSpine or more links to a secluded hub, each in turn.
+// A secluded site (every third: 1, 4, 7, ..., so the second largest among them) has no other
+// link to the rest: its hub is reached only through the tips of long combs, so a BFS meets it
+// late (after the wide levels) and its members later, and until then every pull level scans the
+// hub's whole row (thousands of members) without meeting the frontier. Seen from hub 0
 // (the highest degree), a BFS has a wide first level (site 0), a narrow second, a few wide ones
 // through the core and the sites, then a tail of thin levels along the combs and into the
 // secluded sites.
@@ -294,25 +295,26 @@ struct RoadEdges {
 struct WebEdges {
   static constexpr std::uint64_t kHubSlots = 4, kCoreSlots = 7, kMemberSlots = 4;
   static constexpr std::uint64_t kCombBlock = 48;       // vertices per comb: spine + teeth
-  static constexpr std::uint64_t kMaxSpine = 20;        // the longest tail, in BFS levels
-  static constexpr int kSiteExponent = 3;               // run lengths: Zipf exponent 2/3
+  static constexpr std::uint64_t kMaxSpine = 24;        // the longest tail, in BFS levels
+  static constexpr std::uint64_t kLateSpine = 12;       // only spines this long end at a secluded hub
+  static constexpr int kSiteExponent = 2;               // run lengths: Zipf exponent 1/2
   static constexpr int kPopularExponent = 2;            // core targets: Zipf exponent 1/2
-  static constexpr std::uint32_t kSecluded = 16384;     // 1/4 of the sites (of 2^16)
   static constexpr std::uint32_t kMemberOut = 655;      // 1% of members link out to the core
   static constexpr std::uint32_t kCorePopular = 29491;  // 45% of core links: a Zipf core target
-  static constexpr std::uint32_t kCoreLocal = 58982;  // 45% more: a core page at most kWindow ids away; the rest a hub
-  static constexpr std::uint64_t kWindow = 1024;      // the neighbourhood of a local link, in core ids
+  static constexpr std::uint32_t kCoreLocal = 64881;    // 54% more: a core page at most kWindow ids away; 1% a hub
+  static constexpr std::uint64_t kWindow = 1024;        // the neighbourhood of a local link, in core ids
 
   std::uint64_t hubs = 0, core = 0, members = 0, blocks = 0;
   std::uint64_t core0 = 0, member0 = 0, comb0 = 0;                        // first id of each part
   std::uint64_t hub_end = 0, core_end = 0, member_end = 0, comb_end = 0;  // draw ranges
   std::uint64_t key = 0;
 
-  // The layout of n vertices (n >= kMinVertices): 1/70 hubs, 22% core, 25% combs, members the rest.
+  // The layout of n vertices (n >= kMinVertices): 1/1100 hubs (at least 4), 22% core, 25% combs,
+  // members the rest.
   static constexpr std::uint64_t kMinVertices = 1000;
   WebEdges(const GraphSpec& spec, std::uint64_t seed) : key(stream_key(seed, kWeb)) {
     const std::uint64_t n = static_cast<std::uint64_t>(spec.vertices);
-    hubs = n / 70;
+    hubs = n / 1100 > 4 ? n / 1100 : 4;
     core = n * 22 / 100;
     blocks = n / 4 / kCombBlock;
     members = n - hubs - core - blocks * kCombBlock;
@@ -327,9 +329,7 @@ struct WebEdges {
   std::uint64_t draws() const { return comb_end + blocks; }
 
   GBCUDA_HD static std::uint32_t low16(std::uint64_t r) { return static_cast<std::uint32_t>(r >> 48); }
-  GBCUDA_HD bool secluded(std::uint64_t site) const {
-    return site != 0 && low16(draw(key ^ 0x5ec1dedULL, site)) < kSecluded;
-  }
+  GBCUDA_HD static bool secluded(std::uint64_t site) { return site % 3 == 1; }
   // The site of member position p: floor(hubs * (p / members)^3), p / members as a 32-bit fraction.
   GBCUDA_HD std::uint64_t site_of(std::uint64_t p) const {
     const std::uint64_t frac = ((p << 32) / members) << 32;
@@ -371,10 +371,10 @@ struct WebEdges {
       const std::uint64_t root = draw(key ^ 0x2007ULL, b), hub = scale_to(root, hubs);
       return edge(first, (root & 1) && !secluded(hub) ? hub : core0 + scale_to(root, core));
     }
-    const std::uint64_t b = k - comb_end;  // the tip of comb b -> a secluded hub
-    const std::uint64_t tip = comb0 + b * kCombBlock + spine_length(b) - 1;
-    const std::uint64_t hub = scale_to(r, hubs);
-    return secluded(hub) ? edge(tip, hub) : loop(tip);
+    const std::uint64_t b = k - comb_end;  // the tip of a long comb b -> a secluded hub, in turn
+    const std::uint64_t len = spine_length(b), hub = 3 * (b % ((hubs + 1) / 3)) + 1;
+    if (len < kLateSpine || hub >= hubs) return loop(comb0 + b * kCombBlock);
+    return edge(comb0 + b * kCombBlock + len - 1, hub);
   }
 
  private:
