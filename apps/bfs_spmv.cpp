@@ -371,8 +371,9 @@ void build_cli(CLI::App& app, Options& o) {
                  "(vxm, nvals, assign per level); '--kernel list' prints the names (default auto)")
       ->type_name("NAME|algebra|list");
   app.add_option("--format", o.format, "Input format (default auto: detected from the content and the name)")
-      ->type_name("auto|mtx|headerless|rodinia|edgelist|gbc|metis")
-      ->check(CLI::IsMember({"auto", "mtx", "headerless", "rodinia", "edgelist", "gbc", "metis"}).description(""));
+      ->type_name("auto|mtx|headerless|rodinia|edgelist|gbc|metis|dimacs")
+      ->check(CLI::IsMember({"auto", "mtx", "headerless", "rodinia", "edgelist", "gbc", "metis", "dimacs"})
+                  .description(""));
   app.add_option("--index-base", o.index_base,
                  "Edge lists: the first vertex id, 0 or 1 (default 0; with 1, an id 0 is an error)")
       ->type_name("0|1")
@@ -429,11 +430,17 @@ void build_cli(CLI::App& app, Options& o) {
       "              spaces, tabs or commas; a CSV header line and networkx's \"u v {'weight': w}\" are read\n"
       "  metis       METIS adjacency: \"n m [fmt [ncon]]\", then one line per vertex listing its 1-based\n"
       "              neighbours (an empty line: none); '%' comments\n"
+      "  dimacs      DIMACS/PACE graphs: 'c' comments, a problem line \"p KIND n m\", then m 1-based lines:\n"
+      "              \"p sp\" (shortest paths, *.gr) arcs \"a u v w\"; \"p tw\" (PACE, *.gr) edges \"u v\";\n"
+      "              \"p edge\" (coloring) edges \"e u v\"; edges are stored in both directions\n"
       "  gbc         gbcuda's binary CSR file (as written by --save, with its --reorder ordering); loads\n"
       "              at disk speed\n"
-      "  auto        detect from the content (and the name: *.rodinia.txt, *.graph, *.metis, *.gbc); what\n"
-      "              is not quite a format is read with a warning, what fits two formats is refused\n"
-      "FILE may be a pipe (/dev/stdin, <(...), a FIFO): it is read once, like a file.\n"
+      "  auto        detect from the content (and the name: *.rodinia.txt, *.graph, *.metis, *.gbc, *.gr);\n"
+      "              what is not quite a format is read with a warning, what fits two formats is refused\n"
+      "FILE may be a pipe (/dev/stdin, <(...), a FIFO): it is read once, like a file. FILE may be\n"
+      "compressed (gzip, xz, bzip2: told by its first bytes, so a compressed pipe works too); the name\n"
+      "rules then look at the name without .gz, .xz or .bz2, and a name promising another compression\n"
+      "than the content has, or corrupt or truncated data, is an error.\n"
       "\n"
       "Generated graphs (given instead of FILE; --format does not apply):\n"
       "  kron:S:E     Graph500 Kronecker, 2^S vertices, E*2^S edges drawn, symmetrized\n"

@@ -2,8 +2,10 @@
 // headerless / Rodinia / edge-list formats, bad inputs (status, file and line in the message),
 // the atomic Matrix Market writer, what write_file_atomically does with symlinks, FIFOs and
 // devices, and a large file parsed in parallel chunks.
+#include <bzlib.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <lzma.h>
 #include <omp.h>
 #include <poll.h>
 #include <sys/resource.h>
@@ -11,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <atomic>
@@ -30,6 +33,7 @@
 
 #include "gbcuda/io.hpp"
 #include "gbcuda/matrix.hpp"
+#include "io/input.hpp"
 
 namespace {
 
@@ -717,12 +721,73 @@ TEST_F(IoTest, MetisOrEdgeListIsNotGuessed) {
   EXPECT_EQ(read(write("el.txt", "0 1\n1 2\n2 0\n")).format, FileFormat::EdgeList);
 }
 
+TEST_F(IoTest, DimacsAndPace) {
+  // 9th DIMACS challenge shortest paths: directed weighted arcs, 'c' comments anywhere.
+  const CooData sp = read(write("road.gr", "c a road\n\nc more\np sp 4 3\nc arcs\na 1 2 7\na 2 3 1.5\na 4 4 2\n"));
+  EXPECT_EQ(sp.format, FileFormat::Dimacs);
+  EXPECT_EQ(sp.header, "dimacs sp");
+  EXPECT_EQ(sp.nrows, 4);
+  EXPECT_EQ(sp.ncols, 4);
+  EXPECT_EQ(sp.stored_entries, 3);
+  EXPECT_EQ(triplets(sp), (std::vector<Triplet>{{0, 1, 7}, {1, 2, 1.5}, {3, 3, 2}}));
+  // PACE treewidth: undirected edges, both directions stored (a self loop once); detected from
+  // the content whatever the name.
+  const CooData tw = read(write("pace.txt", "c pace\np tw 5 3\n1 2\n2 3\n5 5\n"));
+  EXPECT_EQ(tw.format, FileFormat::Dimacs);
+  EXPECT_EQ(tw.header, "pace tw");
+  EXPECT_EQ(tw.nrows, 5);
+  EXPECT_EQ(tw.stored_entries, 3);
+  EXPECT_TRUE(tw.values.empty());
+  EXPECT_EQ(triplets(tw), (std::vector<Triplet>{{0, 1, 1}, {1, 0, 1}, {1, 2, 1}, {2, 1, 1}, {4, 4, 1}}));
+  // DIMACS coloring: "p edge" and its older spelling "p col", lines "e u v".
+  for (const char* kind : {"edge", "col"}) {
+    const CooData col = read(write("g.col", std::string("c x\np ") + kind + " 3 2\ne 1 2\ne 3 1\n"));
+    EXPECT_EQ(col.header, "dimacs edge");
+    EXPECT_EQ(triplets(col), (std::vector<Triplet>{{0, 1, 1}, {1, 0, 1}, {2, 0, 1}, {0, 2, 1}}));
+  }
+  // Asked for by name; an empty graph.
+  EXPECT_EQ(read(write("empty.gr", "p sp 0 0\n"), FileFormat::Dimacs).nrows, 0);
+  // Matrix values are the weights.
+  const auto W = gbcuda::read_matrix<double>(write("w.gr", "p sp 3 2\na 1 2 7\na 1 2 3\n"));
+  EXPECT_EQ(W.nvals(), 1);
+}
+
+TEST_F(IoTest, DimacsErrors) {
+  // Counts and ids are checked, each error naming the file and line.
+  expect_parse_error(write("short.gr", "p sp 3 3\na 1 2 1\na 2 3 1\n"), 3,
+                     "unexpected end of file: the problem line announces 3 arcs, found 2");
+  expect_parse_error(write("long.gr", "c\np tw 3 1\n1 2\nc\n2 3\n"), 5,
+                     "too many edges: the problem line (line 2) announces 1, the file has 2");
+  expect_parse_error(write("range.gr", "p sp 3 2\na 1 2 1\na 2 4 1\n"), 3, "vertex id 4 out of range (valid: 1..3)");
+  expect_parse_error(write("zero.gr", "p tw 3 1\n0 1\n"), 2, "vertex id 0 out of range (valid: 1..3)");
+  expect_parse_error(write("weight.gr", "p sp 3 1\na 1 2 x\n"), 2, "weight 'x' is not a number");
+  expect_parse_error(write("kind.gr", "p sp 3 1\ne 1 2\n"), 2, "expected 'a u v w' (the lines of a 'p sp' file)");
+  expect_parse_error(write("noweight.gr", "p sp 3 1\na 1 2\n"), 2, "expected 'a u v w'");
+  expect_parse_error(write("id.gr", "p tw 3 1\n1 y\n"), 2, "vertex id 'y' is not an integer");
+  expect_parse_error(write("twice.gr", "p tw 3 1\np tw 3 1\n1 2\n"), 2, "a second problem line");
+  // Other DIMACS problems are refused by name, not read as something else.
+  expect_parse_error(write("flow.max", "c flow\np max 4 3\nn 1 s\n"), 2, "'p max 4 3' names a kind of DIMACS file");
+  // Asked for, but no problem line.
+  expect_parse_error(write("nop.txt", "c only\n1 2\n"), 2, "expected the problem line 'p sp|tw|edge",
+                     FileFormat::Dimacs);
+  // A *.gr name without a problem line: a warning, then the content decides.
+  gbcuda::ReadReport report;
+  ReadOptions o;
+  o.report = &report;
+  o.on_warning = [](const std::string&) {};
+  const std::string el = write("edges.gr", "0 1\n1 2\n");
+  EXPECT_EQ(gbcuda::read_coo(el, o).format, FileFormat::EdgeList);
+  ASSERT_EQ(report.warnings.size(), 1u);
+  EXPECT_NE(report.warnings[0].find(el + ": named like a DIMACS or PACE graph (*.gr)"), std::string::npos);
+}
+
 TEST(IoFormats, Names) {
   for (FileFormat f : {FileFormat::Auto, FileFormat::MatrixMarket, FileFormat::Headerless, FileFormat::Rodinia,
-                       FileFormat::EdgeList, FileFormat::Binary, FileFormat::Metis}) {
+                       FileFormat::EdgeList, FileFormat::Binary, FileFormat::Metis, FileFormat::Dimacs}) {
     EXPECT_EQ(gbcuda::parse_format(gbcuda::to_string(f)), f);
   }
   EXPECT_STREQ(gbcuda::to_string(FileFormat::Metis), "metis");
+  EXPECT_STREQ(gbcuda::to_string(FileFormat::Dimacs), "dimacs");
   EXPECT_STREQ(gbcuda::to_string(FileFormat::MatrixMarket), "mtx");
   try {
     gbcuda::parse_format("csv");
@@ -965,6 +1030,157 @@ TEST_F(IoTest, PipesAreReadOnce) {
   // A pipe whose writer wrote nothing: an empty file, at once (the writer has gone).
   PipeWriter empty("");
   expect_error(empty.path(), FileFormat::Auto, Status::ParseError, {"cannot detect the format", "no data lines"});
+}
+
+// ---- compressed inputs -------------------------------------------------------------------
+
+enum class Packer { Gzip, Xz, Bzip2 };
+const char* suffix(Packer p) { return p == Packer::Gzip ? ".gz" : p == Packer::Xz ? ".xz" : ".bz2"; }
+
+// `text` compressed as gzip, xz or bzip2 would (in memory, with the libraries the reader uses).
+std::string pack(const std::string& text, Packer p) {
+  std::string out;
+  if (p == Packer::Gzip) {
+    z_stream z{};
+    if (deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+      throw std::runtime_error("zlib");
+    out.resize(deflateBound(&z, static_cast<uLong>(text.size())));
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+    z.avail_in = static_cast<uInt>(text.size());
+    z.next_out = reinterpret_cast<Bytef*>(out.data());
+    z.avail_out = static_cast<uInt>(out.size());
+    if (deflate(&z, Z_FINISH) != Z_STREAM_END) throw std::runtime_error("deflate");
+    out.resize(z.total_out);
+    deflateEnd(&z);
+  } else if (p == Packer::Xz) {
+    out.resize(lzma_stream_buffer_bound(text.size()));
+    std::size_t pos = 0;
+    if (lzma_easy_buffer_encode(6, LZMA_CHECK_CRC64, nullptr, reinterpret_cast<const uint8_t*>(text.data()),
+                                text.size(), reinterpret_cast<uint8_t*>(out.data()), &pos, out.size()) != LZMA_OK)
+      throw std::runtime_error("lzma");
+    out.resize(pos);
+  } else {
+    unsigned len = static_cast<unsigned>(text.size() + text.size() / 100 + 600);
+    out.resize(len);
+    if (BZ2_bzBuffToBuffCompress(out.data(), &len, const_cast<char*>(text.data()), static_cast<unsigned>(text.size()),
+                                 9, 0, 0) != BZ_OK)
+      throw std::runtime_error("bzip2");
+    out.resize(len);
+  }
+  return out;
+}
+
+constexpr Packer kPackers[] = {Packer::Gzip, Packer::Xz, Packer::Bzip2};
+
+TEST_F(IoTest, CompressedFilesAreReadAsTheirContent) {
+  ::signal(SIGPIPE, SIG_IGN);
+  for (const Packer p : kPackers) {
+    SCOPED_TRACE(suffix(p));
+    // Every text format (detected, with the name rules applied to the name without the suffix),
+    // by file, by pipe, and named without the suffix (the magic decides).
+    for (const char* name : {"karate.mtx", "cavity02_headerless.txt", "graph4096.rodinia.txt"}) {
+      SCOPED_TRACE(name);
+      const CooData plain = read(sample_path(name));
+      const std::string packed = pack(file_bytes(sample_path(name)), p);
+      const CooData c = read(write(std::string(name) + suffix(p), packed));
+      EXPECT_EQ(c.format, plain.format);
+      EXPECT_EQ(triplets(c), triplets(plain));
+      if (plain.format != FileFormat::Rodinia) {  // Rodinia is told by its name
+        EXPECT_EQ(triplets(read(write("nosuffix", packed))), triplets(plain));
+        PipeWriter pipe(packed);
+        EXPECT_EQ(triplets(read(pipe.path())), triplets(plain));
+      }
+    }
+    // A METIS file named *.graph + suffix gets METIS's line limit and detection by name.
+    const std::string metis = "3 2\n2 3\n1\n1\n";
+    EXPECT_EQ(read(write(std::string("m.graph") + suffix(p), pack(metis, p))).format, FileFormat::Metis);
+    // Members or streams one after another are one input, as gunzip, xz -d and bunzip2 read them.
+    const std::string text = file_bytes(sample_path("karate.mtx"));
+    const std::string two = pack(text.substr(0, 500), p) + pack(text.substr(500), p);
+    EXPECT_EQ(triplets(read(write(std::string("two") + suffix(p), two))), triplets(read(sample_path("karate.mtx"))));
+  }
+}
+
+TEST_F(IoTest, CompressedBinaryGraph) {
+  ::signal(SIGPIPE, SIG_IGN);
+  const auto A = gbcuda::read_matrix<double>(sample_path("west0067.mtx"));
+  const std::string gbc = (dir_ / "w.gbc").string();
+  gbcuda::write_binary_graph(gbc, A);
+  for (const Packer p : kPackers) {
+    SCOPED_TRACE(suffix(p));
+    const std::string packed = pack(file_bytes(gbc), p);
+    const std::string path = write(std::string("w.gbc") + suffix(p), packed);
+    gbcuda::ReadReport report;
+    ReadOptions o;
+    o.report = &report;
+    expect_same_csr(A, gbcuda::read_matrix<double>(path, o));
+    EXPECT_EQ(report.format, FileFormat::Binary);
+    expect_same_csr(A, gbcuda::read_binary_graph<double>(path));
+    expect_same_csr(A, gbcuda::read_relabelled_graph<double>(path).matrix);
+    EXPECT_EQ(gbcuda::detect_format(path), FileFormat::Binary);
+    PipeWriter pipe(packed);
+    expect_same_csr(A, gbcuda::read_matrix<double>(pipe.path()));
+  }
+}
+
+TEST_F(IoTest, BadCompressedDataIsRefused) {
+  ::signal(SIGPIPE, SIG_IGN);
+  const std::string text = file_bytes(sample_path("west0067.mtx"));
+  for (const Packer p : kPackers) {
+    SCOPED_TRACE(suffix(p));
+    const std::string packed = pack(text, p);
+    // Truncated: no partial read, by file or by pipe, at any cut.
+    for (const std::size_t cut : {std::size_t(8), packed.size() / 2, packed.size() - 1}) {
+      SCOPED_TRACE(cut);
+      const std::string path = write(std::string("cut") + suffix(p), packed.substr(0, cut));
+      expect_error(path, FileFormat::Auto, Status::ParseError, {path + ": truncated"});
+      expect_error(path, FileFormat::MatrixMarket, Status::ParseError, {path + ": truncated"});
+      PipeWriter pipe(packed.substr(0, cut));
+      expect_error(pipe.path(), FileFormat::Auto, Status::ParseError, {pipe.path() + ": truncated"});
+    }
+    // Corrupt: a flipped byte in the middle.
+    std::string bad = packed;
+    bad[bad.size() / 2] = static_cast<char>(bad[bad.size() / 2] ^ 0x55);
+    const std::string bad_path = write(std::string("bad") + suffix(p), bad);
+    expect_error(bad_path, FileFormat::Auto, Status::ParseError, {bad_path + ": "});
+    // Something that is not a further stream after the end.
+    const std::string tail_path = write(std::string("tail") + suffix(p), packed + "trailing text\n");
+    expect_error(tail_path, FileFormat::Auto, Status::ParseError, {tail_path + ": corrupt"});
+    // The text checks apply to the decompressed bytes: a NUL byte, an endless line.
+    const std::string nul = write(std::string("nul") + suffix(p), pack(std::string("0 1\n1 \0 2\n", 10), p));
+    expect_parse_error(nul, 2, "NUL byte");
+    ReadOptions o;
+    o.max_line_bytes = 1000;
+    const std::string long_line = write(std::string("long") + suffix(p), pack(std::string(100000, '1') + "\n", p));
+    try {
+      gbcuda::read_coo(long_line, o);
+      ADD_FAILURE() << "an endless line was read";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(long_line + ":1: line longer than 1000 bytes"), std::string::npos)
+          << e.what();
+    }
+  }
+  // A name that promises a compression the content does not have.
+  const std::string plain = write("plain.mtx.gz", text);
+  expect_error(plain, FileFormat::Auto, Status::ParseError, {plain + ": named like a gzip file", "not compressed"});
+  const std::string other = write("other.mtx.bz2", pack(text, Packer::Xz));
+  expect_error(other, FileFormat::Auto, Status::ParseError, {other + ": named like a bzip2 file", "xz data"});
+  const std::string gbc_named = (dir_ / "raw.gbc.gz").string();
+  gbcuda::write_binary_graph(gbc_named, gbcuda::read_matrix<double>(sample_path("west0067.mtx")));
+  EXPECT_THROW(gbcuda::read_binary_graph<double>(gbc_named), Error);
+}
+
+TEST_F(IoTest, CompressedBytesInMemory) {
+  // The fuzz target's entry decompresses as files do.
+  const std::string text = file_bytes(sample_path("karate.mtx"));
+  ReadOptions o;
+  o.progress = ReadOptions::Progress::Never;
+  for (const Packer p : kPackers) {
+    const auto in = gbcuda::io_detail::input_from_bytes(pack(text, p), "mem", o);
+    ASSERT_NE(in.text(), nullptr);
+    EXPECT_EQ(std::string(in.text()->begin(), in.text()->end()), text);
+    EXPECT_EQ(gbcuda::io_detail::read_coo_input(in, o).stored_entries, 78);
+  }
 }
 
 TEST_F(IoTest, ReportAndWarnings) {

@@ -8,6 +8,12 @@
 // ReadOptions::on_warning), and what it cannot tell apart it refuses with a message that names
 // the choices. Each input is read once, as a stream, so pipes (/dev/stdin, <(...), FIFOs) work
 // like files.
+//
+// Compressed inputs (gzip, xz, bzip2; several streams one after another read as one) are
+// decompressed as they are read, in every format: they are told by their magic bytes, so pipes
+// work too, and the name rules below look at the name without ".gz", ".xz" or ".bz2". A name
+// with one of those endings whose content is not that compression, and corrupt or truncated
+// compressed data, are Error(ParseError) naming the file; nothing of such an input is read.
 #include <cstddef>
 #include <functional>
 #include <iosfwd>
@@ -21,7 +27,7 @@
 namespace gbcuda {
 
 enum class FileFormat {
-  Auto,          // detect from the content (and the name: *.rodinia.txt, *.graph, *.metis, *.gbc)
+  Auto,          // detect from the content (and the name: *.rodinia.txt, *.graph, *.metis, *.gbc, *.gr)
   MatrixMarket,  // %%MatrixMarket matrix coordinate|array ...
   Headerless,    // first line "rows cols nnz", then 1-based "i j [value]" triplets
   Rodinia,       // Rodinia BFS text: n, n lines "start degree", source, m, m lines "dest cost"
@@ -31,10 +37,14 @@ enum class FileFormat {
   Binary,        // gbcuda's binary CSR file (*.gbc, see write_binary_graph)
   Metis,         // METIS/Chaco adjacency file: "n m [fmt [ncon]]", then one line per vertex
                  // listing its 1-based neighbours (an empty line: none); '%' comments
+  Dimacs,        // DIMACS/PACE graph: 'c' comments, a problem line "p KIND n m", then m 1-based
+                 // lines: "p sp" (shortest paths, *.gr): arcs "a u v w", directed, w the value;
+                 // "p tw" (PACE, *.gr): edges "u v"; "p edge" or "p col" (coloring): edges
+                 // "e u v"; edges are undirected (both directions stored)
 };
 const char* to_string(FileFormat f);
-// "auto", "mtx", "headerless", "rodinia", "edgelist", "gbc", "metis"; throws Error(InvalidValue)
-// otherwise.
+// "auto", "mtx", "headerless", "rodinia", "edgelist", "gbc", "metis", "dimacs"; throws
+// Error(InvalidValue) otherwise.
 FileFormat parse_format(const std::string& name);
 
 struct CooData {

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "io/binary.hpp"
+#include "io/compression.hpp"
 #include "io/input.hpp"
 #include "io/line_reader.hpp"
 
@@ -17,17 +18,18 @@ const char* to_string(FileFormat f) {
     case FileFormat::EdgeList: return "edgelist";
     case FileFormat::Binary: return "gbc";
     case FileFormat::Metis: return "metis";
+    case FileFormat::Dimacs: return "dimacs";
   }
   return "?";
 }
 
 FileFormat parse_format(const std::string& name) {
   for (FileFormat f : {FileFormat::Auto, FileFormat::MatrixMarket, FileFormat::Headerless, FileFormat::Rodinia,
-                       FileFormat::EdgeList, FileFormat::Binary, FileFormat::Metis}) {
+                       FileFormat::EdgeList, FileFormat::Binary, FileFormat::Metis, FileFormat::Dimacs}) {
     if (name == to_string(f)) return f;
   }
-  throw Error(Status::InvalidValue,
-              "unknown file format '" + name + "' (expected auto, mtx, headerless, rodinia, edgelist, gbc or metis)");
+  throw Error(Status::InvalidValue, "unknown file format '" + name +
+                                        "' (expected auto, mtx, headerless, rodinia, edgelist, gbc, metis or dimacs)");
 }
 
 namespace io_detail {
@@ -66,20 +68,25 @@ Index count_data_lines(const char* begin, const char* end, std::string_view comm
 // Detection, in order (comment lines start with '%' or '#'; blank lines are skipped):
 //  1. a Matrix Market banner among the leading comment lines (see find_banner; a misspelt one
 //     is refused)                                                      -> Matrix Market;
-//  2. the file name ends in ".rodinia.txt"                              -> Rodinia;
-//  3. the name ends in ".graph" or ".metis" and the first data line is a METIS header
+//  2. the first line that is neither blank nor a 'c' comment is a DIMACS problem line
+//     "p sp|tw|edge|col n m"                                            -> DIMACS
+//     ("p WORD n m" of another kind, such as "p max", or with a bad count: refused, naming the
+//     kinds read; a name ending in ".gr" without such a line: a warning, and detection goes on);
+//  3. the file name ends in ".rodinia.txt"                              -> Rodinia;
+//  4. the name ends in ".graph" or ".metis" and the first data line is a METIS header
 //     "n m [fmt [ncon]]"                                                -> METIS
 //     (another first line: a warning, and detection goes on from the content);
-//  4. the first data line is one integer n, and the next data line is
+//  5. the first data line is one integer n, and the next data line is
 //     two integers (or n is 0)                                          -> Rodinia;
-//  5. the first data line is three non-negative integers "r c k", and the first 1000 data lines
+//  6. the first data line is three non-negative integers "r c k", and the first 1000 data lines
 //     after it are "i j [value]" with 1 <= i <= r, 1 <= j <= c: exactly k data lines follow
 //                                                                       -> headerless;
-//  6. the whole file is a valid METIS file (header, n vertex lines, neighbours in 1..n adding
+//  7. the whole file is a valid METIS file (header, n vertex lines, neighbours in 1..n adding
 //     up to 2m)                                                         -> METIS;
-//  7. the first data line (after a CSV header line "source,target", if any) is "src dst
+//  8. the first data line (after a CSV header line "source,target", if any) is "src dst
 //     [weight]" (two non-negative integers, an optional number; blanks or commas between) or
 //     networkx's "src dst {attributes}"                                 -> edge list.
+// The names are looked at without a compression suffix (".gz", ".xz", ".bz2").
 // What fits two formats is refused with a message naming both and --format: a valid METIS
 // file that is also a valid edge list (every line two numbers, say) or headerless file; a
 // headerless shape (5) with another count than announced is refused too (a headerless file
@@ -95,7 +102,18 @@ FileFormat detect_format_of(const FileText& f, bool* by_name) {
                                 "--format to read it as another format (this line is then a comment)");
   }
   if (banner.kind != BannerLine::Kind::None) return FileFormat::MatrixMarket;
-  if (std::string_view(f.path()).ends_with(".rodinia.txt")) {
+  DimacsProblem dimacs;
+  std::string not_dimacs;
+  if (parse_dimacs_problem(f, dimacs, &not_dimacs)) return FileFormat::Dimacs;
+  if (!not_dimacs.empty()) {
+    f.fail_at(dimacs.where, not_dimacs + "; use --format to read the file as another format");
+  }
+  if (name_without_compression(f.path()).ends_with(".gr")) {
+    f.warn(f.path() +
+           ": named like a DIMACS or PACE graph (*.gr), but the first line that is not a 'c' comment is not a "
+           "problem line 'p sp|tw N M'; detecting the format from the content");
+  }
+  if (name_without_compression(f.path()).ends_with(".rodinia.txt")) {
     if (by_name) *by_name = true;
     return FileFormat::Rodinia;
   }
@@ -194,7 +212,8 @@ FileFormat detect_format_of(const FileText& f, bool* by_name) {
                   : ntok == 2 || (ntok == 3 && parse_double(tok[2], w)))) {
     return FileFormat::EdgeList;
   }
-  fail(edge, "not a Matrix Market banner, a Rodinia, headerless, METIS or edge-list line: " + quote(edge_line));
+  fail(edge, "not a Matrix Market banner, a DIMACS problem line, a Rodinia, headerless, METIS or edge-list line: " +
+                 quote(edge_line));
   return FileFormat::Auto;  // not reached
 }
 
@@ -231,6 +250,7 @@ CooData read_coo_input(const Input& in, const ReadOptions& options) {
         case FileFormat::Rodinia: coo = read_rodinia(f, options.rodinia_source); break;
         case FileFormat::EdgeList: coo = read_edge_list(f, options.index_base); break;
         case FileFormat::Metis: coo = read_metis(f); break;
+        case FileFormat::Dimacs: coo = read_dimacs(f); break;
         case FileFormat::Binary:  // in.binary() above
         case FileFormat::Auto: break;
       }
@@ -247,7 +267,7 @@ CooData read_coo_input(const Input& in, const ReadOptions& options) {
 
 void finish_read(const Input& in, const ReadOptions& options, FileFormat format, const std::string& header) {
   if (options.index_base != 0 && format != FileFormat::EdgeList) {
-    const bool zero_based = format == FileFormat::Rodinia || format == FileFormat::Binary;
+    const bool zero_based = format == FileFormat::Rodinia || format == FileFormat::Binary;  // else 1-based
     const Warnings warn(options);
     warn(in.path() + ": index base " + std::to_string(options.index_base) +
          " applies to edge lists only; this file is read as " + to_string(format) + ", whose ids are " +

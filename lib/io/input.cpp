@@ -16,6 +16,7 @@
 #include <new>
 #include <utility>
 
+#include "io/compression.hpp"
 #include "io/gbc_magic.hpp"
 
 namespace gbcuda::io_detail {
@@ -181,32 +182,14 @@ void FileText::check_text(std::size_t from, std::size_t to, std::size_t& line_st
 }
 
 FileText FileText::load(const std::string& path, int fd, const struct stat& st, const LoadSettings& settings) {
-  FileText f;
-  f.path_ = path;
-  f.warnings_ = settings.warnings;
   const bool regular = S_ISREG(st.st_mode);
-  if (regular && want_progress(settings.progress, static_cast<std::size_t>(st.st_size)))
-    f.progress_ = std::make_unique<Progress>(path);
   if (regular) ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-
-  // Regular files are read in one allocation of the stat size; pipes and special files grow.
-  std::size_t cap = regular ? static_cast<std::size_t>(st.st_size) + 1 : std::size_t(1) << 16;
-  const std::size_t expected = regular ? static_cast<std::size_t>(st.st_size) : 0;
-  f.data_ = allocate(cap, path);
-  LoadSettings::Content content = settings.content;
-  std::size_t checked = 0, line_start = 0;
   Waiter waiter(fd, path, settings);
-  constexpr std::size_t kBlock = std::size_t(16) << 20;
-  for (;;) {
-    if (f.size_ == cap) {
-      std::unique_ptr<char[]> bigger = allocate(cap * 2, path);
-      std::memcpy(bigger.get(), f.data_.get(), f.size_);
-      f.data_ = std::move(bigger);
-      cap *= 2;
-    }
-    if (!regular) waiter.before_read(f);
-    const ssize_t r = ::read(fd, f.data_.get() + f.size_, std::min(cap - f.size_, kBlock));
-    if (r < 0) {
+  auto read_some = [&](const FileText& f, char* dst, std::size_t bytes) -> std::size_t {
+    for (;;) {
+      if (!regular) waiter.before_read(f);
+      const ssize_t r = ::read(fd, dst, bytes);
+      if (r >= 0) return static_cast<std::size_t>(r);
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) {
         waiter.wait_for_data();
@@ -214,38 +197,133 @@ FileText FileText::load(const std::string& path, int fd, const struct stat& st, 
       }
       cannot("read", path, errno);
     }
-    if (r == 0) break;
-    f.size_ += static_cast<std::size_t>(r);
-    if (content == LoadSettings::Content::Sniff && f.size_ >= kGbcMagicBytes) {
-      content = has_gbc_magic(f.data_.get(), f.size_) ? LoadSettings::Content::Binary : LoadSettings::Content::Text;
-    }
-    if (content == LoadSettings::Content::Text) {
-      f.check_text(checked, f.size_, line_start, settings);
-      checked = f.size_;
-    }
-    if (expected > 0) f.report(0.5 * static_cast<double>(std::min(f.size_, expected)) / static_cast<double>(expected));
-  }
-  if (content == LoadSettings::Content::Sniff) content = LoadSettings::Content::Text;  // shorter than the magic
-  if (content == LoadSettings::Content::Text) f.check_text(checked, f.size_, line_start, settings);
-  f.binary_ = content == LoadSettings::Content::Binary;
-  return f;
+  };
+  return stream(path, regular ? static_cast<std::size_t>(st.st_size) : 0, settings, read_some);
 }
 
 FileText FileText::from_bytes(std::string_view bytes, const std::string& name, const LoadSettings& settings) {
+  LoadSettings s = settings;
+  s.progress = ReadOptions::Progress::Never;
+  std::size_t pos = 0;
+  return stream(name, bytes.size(), s, [&](const FileText&, char* dst, std::size_t n) {
+    n = std::min(n, bytes.size() - pos);
+    if (n > 0) std::memcpy(dst, bytes.data() + pos, n);
+    pos += n;
+    return n;
+  });
+}
+
+FileText FileText::stream(const std::string& path, std::size_t expected, const LoadSettings& settings,
+                          const RawRead& read) {
   FileText f;
-  f.path_ = name;
+  f.path_ = path;
   f.warnings_ = settings.warnings;
-  f.data_ = allocate(bytes.size() + 1, name);
-  if (!bytes.empty()) std::memcpy(f.data_.get(), bytes.data(), bytes.size());
-  f.size_ = bytes.size();
-  LoadSettings::Content content = settings.content;
-  if (content == LoadSettings::Content::Sniff) {
-    content = has_gbc_magic(bytes.data(), bytes.size()) ? LoadSettings::Content::Binary : LoadSettings::Content::Text;
+  if (expected > 0 && want_progress(settings.progress, expected)) f.progress_ = std::make_unique<Progress>(path);
+  try {
+    f.fill(expected, settings, read);
+  } catch (...) {
+    f.finish_progress();
+    throw;
   }
-  std::size_t line_start = 0;
-  if (content == LoadSettings::Content::Text) f.check_text(0, f.size_, line_start, settings);
-  f.binary_ = content == LoadSettings::Content::Binary;
   return f;
+}
+
+void FileText::fill(std::size_t expected, const LoadSettings& settings, const RawRead& read) {
+  // Inputs of a known size (regular files, bytes in memory) get one allocation of that size
+  // (enough unless compressed); pipes, special files and decompressed data grow it.
+  std::size_t cap = std::max(expected + 1, kCompressionMagicBytes);
+  data_ = allocate(cap, path_);
+  auto make_room = [&] {
+    if (size_ < cap) return;
+    std::unique_ptr<char[]> bigger = allocate(cap * 2, path_);
+    std::memcpy(bigger.get(), data_.get(), size_);
+    data_ = std::move(bigger);
+    cap *= 2;
+  };
+  // The (decompressed) bytes at [size_, size_ + n) have arrived: sniffed, and checked as text.
+  LoadSettings::Content content = settings.content;
+  std::size_t checked = 0, line_start = 0;
+  auto arrived = [&](std::size_t n) {
+    size_ += n;
+    if (content == LoadSettings::Content::Sniff && size_ >= kGbcMagicBytes) {
+      content = has_gbc_magic(data_.get(), size_) ? LoadSettings::Content::Binary : LoadSettings::Content::Text;
+    }
+    if (content == LoadSettings::Content::Text) {
+      check_text(checked, size_, line_start, settings);
+      checked = size_;
+    }
+  };
+  // Progress counts the bytes read from the input (compressed ones for compressed data).
+  std::size_t raw_total = 0;
+  auto progressed = [&] {
+    if (expected > 0) report(0.5 * static_cast<double>(std::min(raw_total, expected)) / static_cast<double>(expected));
+  };
+
+  // The first bytes tell compressed data; a name ending in .gz, .xz or .bz2 must match them.
+  char head[kCompressionMagicBytes];
+  std::size_t nhead = 0;
+  while (nhead < sizeof head) {
+    const std::size_t got = read(*this, head + nhead, sizeof head - nhead);
+    if (got == 0) break;
+    nhead += got;
+  }
+  raw_total = nhead;
+  const Compression compression = compression_of(head, nhead);
+  if (const Compression named = named_compression(path_); named != Compression::None && named != compression) {
+    throw Error(Status::ParseError,
+                path_ + ": named like a " + to_string(named) + " file, but its content is " +
+                    (compression == Compression::None ? std::string("not compressed data")
+                                                      : std::string(to_string(compression)) + " data") +
+                    " (a " + to_string(named) + " file starts with " +
+                    (named == Compression::Gzip ? "the bytes 1f 8b"
+                     : named == Compression::Xz ? "the bytes fd 37 7a 58 5a 00"
+                                                : "'BZh'") +
+                    "); rename it to match its content");
+  }
+
+  constexpr std::size_t kBlock = std::size_t(16) << 20;
+  if (compression == Compression::None) {
+    std::memcpy(data_.get(), head, nhead);
+    arrived(nhead);
+    for (;;) {
+      make_room();
+      const std::size_t got = read(*this, data_.get() + size_, std::min(cap - size_, kBlock));
+      if (got == 0) break;
+      raw_total += got;
+      arrived(got);
+      progressed();
+    }
+  } else {
+    // Streamed through the decoder: the compressed bytes pass through a buffer of kRaw bytes,
+    // the decompressed ones go straight into data_.
+    const std::unique_ptr<Decoder> decoder = Decoder::make(compression, path_);
+    constexpr std::size_t kRaw = std::size_t(1) << 20;
+    const std::unique_ptr<char[]> raw = allocate(kRaw, path_);
+    std::memcpy(raw.get(), head, nhead);
+    std::size_t raw_size = nhead;
+    bool at_end = nhead < sizeof head;
+    for (;;) {
+      const char* in = raw.get();
+      std::size_t in_size = raw_size;
+      for (;;) {
+        make_room();
+        char* out = data_.get() + size_;
+        const std::size_t room = cap - size_;
+        std::size_t out_size = room;
+        const bool done = decoder->decode(&in, &in_size, &out, &out_size, at_end);
+        arrived(room - out_size);
+        if (done || (!at_end && in_size == 0 && out_size > 0)) break;
+      }
+      progressed();
+      if (at_end) break;
+      raw_size = read(*this, raw.get(), kRaw);
+      raw_total += raw_size;
+      at_end = raw_size == 0;
+    }
+  }
+  if (content == LoadSettings::Content::Sniff) content = LoadSettings::Content::Text;  // shorter than the magic
+  if (content == LoadSettings::Content::Text) check_text(checked, size_, line_start, settings);
+  binary_ = content == LoadSettings::Content::Binary;
 }
 
 // ---- Input -----------------------------------------------------------------------------------
@@ -271,7 +349,10 @@ Input::~Input() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-bool named_metis(std::string_view path) { return path.ends_with(".graph") || path.ends_with(".metis"); }
+bool named_metis(std::string_view path) {
+  const std::string_view name = name_without_compression(path);
+  return name.ends_with(".graph") || name.ends_with(".metis");
+}
 
 namespace {
 
@@ -280,8 +361,8 @@ LoadSettings settings_for(const std::string& path, const ReadOptions& o) {
   switch (o.format) {
     case FileFormat::Binary: s.content = LoadSettings::Content::Binary; break;
     case FileFormat::Auto:
-      s.content =
-          std::string_view(path).ends_with(".gbc") ? LoadSettings::Content::Binary : LoadSettings::Content::Sniff;
+      s.content = name_without_compression(path).ends_with(".gbc") ? LoadSettings::Content::Binary
+                                                                   : LoadSettings::Content::Sniff;
       break;
     default: s.content = LoadSettings::Content::Text;
   }
@@ -301,19 +382,23 @@ Input open_input(const std::string& path, const ReadOptions& options) {
   Input in;
   in.path_ = path;
   in.fd_ = o.fd;  // owned by `in` from here on; released below unless kept for the binary reader
-  if (S_ISREG(o.st.st_mode) && s.content != LoadSettings::Content::Text) {
-    // A regular file: the .gbc magic can be read without consuming anything.
+  if (S_ISREG(o.st.st_mode) && s.content != LoadSettings::Content::Text &&
+      named_compression(path) == Compression::None) {
+    // A regular file: the .gbc magic can be read without consuming anything. Compressed data
+    // (told by its magic, or by its name, which FileText::load checks) is loaded and decompressed.
     char head[kGbcMagicBytes];
     ssize_t got;
     do {
       got = ::pread(o.fd, head, sizeof head, 0);
     } while (got < 0 && errno == EINTR);
     if (got < 0) cannot("read", path, errno);
-    if (s.content == LoadSettings::Content::Binary || has_gbc_magic(head, static_cast<std::size_t>(got))) {
+    const bool compressed = compression_of(head, static_cast<std::size_t>(got)) != Compression::None;
+    if (!compressed &&
+        (s.content == LoadSettings::Content::Binary || has_gbc_magic(head, static_cast<std::size_t>(got)))) {
       in.size_ = static_cast<std::uint64_t>(o.st.st_size);
       return in;
     }
-    s.content = LoadSettings::Content::Text;
+    if (!compressed) s.content = LoadSettings::Content::Text;
   }
   s.named_fifo = o.named_fifo;
   in.text_ = FileText::load(path, o.fd, o.st, s);

@@ -75,8 +75,14 @@ class FileText {
   // is checked as it arrives, so a binary file or /dev/zero fails at once with Error(ParseError)
   // rather than filling memory. When progress is on (see want_progress), the read is the first
   // half of "reading FILE: N%".
+  // Compressed data (gzip, xz, bzip2: told by the magic in its first bytes, see compression.hpp)
+  // is decompressed as it arrives, and the decompressed bytes are what the FileText holds, are
+  // checked and sniffed (a .gbc inside a .gz is binary); progress then counts compressed bytes.
+  // A name ending in .gz, .xz or .bz2 whose content is not that compression is Error(ParseError);
+  // so is corrupt or truncated compressed data (never a partial read).
   static FileText load(const std::string& path, int fd, const struct stat& st, const LoadSettings& settings);
-  // The same from bytes already in memory (copied), as if read from a file named `name`.
+  // The same from bytes already in memory (copied, or decompressed), as if read from a file named
+  // `name`.
   static FileText from_bytes(std::string_view bytes, const std::string& name, const LoadSettings& settings);
 
   const std::string& path() const { return path_; }
@@ -112,6 +118,14 @@ class FileText {
   // that holds `from` starts; advances it. Throws Error(ParseError) for a NUL byte or a line
   // longer than the limit.
   void check_text(std::size_t from, std::size_t to, std::size_t& line_start, const LoadSettings& settings) const;
+
+  // Where load() and from_bytes() get their bytes: up to `n` of them into `dst`; 0 at the end.
+  using RawRead = std::function<std::size_t(const FileText&, char* dst, std::size_t n)>;
+  // The FileText of the bytes `read` gives (`expected` of them when known, else 0).
+  static FileText stream(const std::string& path, std::size_t expected, const LoadSettings& settings,
+                         const RawRead& read);
+  // Reads, decompresses when the first bytes say so, checks and sniffs, into data_.
+  void fill(std::size_t expected, const LoadSettings& settings, const RawRead& read);
 
   std::string path_;
   std::unique_ptr<char[]> data_;
@@ -380,12 +394,27 @@ struct MetisFit {
 };
 MetisFit metis_fit(const FileText& f, const MetisHeader& h);
 
+// ---- DIMACS and PACE ------------------------------------------------------------------------
+
+// A DIMACS problem line "p KIND n m": the first line that is neither blank nor a 'c' comment.
+struct DimacsProblem {
+  enum class Kind { None, ShortestPath, Treewidth, Edge } kind = Kind::None;  // p sp, p tw, p edge|col
+  Index n = 0, m = 0;
+  const char* where = nullptr;  // the problem line
+  const char* body = nullptr;   // the line after it
+};
+// True when that line is "p sp|tw|edge|col n m" with valid counts. False otherwise: *why (when
+// not null) is left empty when the line is not of the shape "p WORD n m" at all, and says what
+// is wrong when it is (another kind, such as "p max", or a bad count).
+bool parse_dimacs_problem(const FileText& f, DimacsProblem& p, std::string* why);
+
 // Per-format readers (the text is already loaded). Each sets every field of CooData.
 CooData read_matrix_market(const FileText& f);
 CooData read_headerless(const FileText& f);
 CooData read_rodinia(const FileText& f, Index* source);
 CooData read_edge_list(const FileText& f, int base);
 CooData read_metis(const FileText& f);
+CooData read_dimacs(const FileText& f);
 // The format of a text input; *by_name (when not null) tells whether the name decided it.
 FileFormat detect_format_of(const FileText& f, bool* by_name = nullptr);
 
