@@ -54,6 +54,7 @@ struct Options {
   std::string kernel = "auto";
   std::string format = "auto";
   int index_base = 0;
+  std::string header = "auto";  // edge lists: is a first line "N M" a header (ReadOptions::HeaderLine)
   bool transpose = false;
   bool symmetrize = false;
   std::string levels_file;
@@ -378,6 +379,12 @@ void build_cli(CLI::App& app, Options& o) {
                  "Edge lists: the first vertex id, 0 or 1 (default 0; with 1, an id 0 is an error)")
       ->type_name("0|1")
       ->check(CLI::IsMember({0, 1}).description(""));
+  app.add_option("--header", o.header,
+                 "Edge lists: whether a first line \"N M\" (two integers) is a header line, N vertices and M\n"
+                 "edges, or an edge: yes, no, or auto: a header when exactly M edge lines follow and their ids\n"
+                 "fit in N, with a warning (default auto; see Formats below)")
+      ->type_name("auto|yes|no")
+      ->check(CLI::IsMember({"auto", "yes", "no"}).description(""));
   auto* transpose = app.add_flag("--transpose", o.transpose, "Search the transpose: edges j -> i");
   auto* symmetrize = app.add_flag("--symmetrize", o.symmetrize, "Search A + A' (every edge in both directions)");
   transpose->excludes(symmetrize);
@@ -427,7 +434,12 @@ void build_cli(CLI::App& app, Options& o) {
       "  headerless  first line \"rows cols nnz\", then 1-based \"i j [value]\" lines\n"
       "  rodinia     Rodinia BFS text: n, n lines \"start degree\", source, m, m lines \"dest cost\"; 0-based\n"
       "  edgelist    \"src dst [weight]\" per line, 0-based (--index-base 1: 1-based); '#' or '%' comments;\n"
-      "              spaces, tabs or commas; a CSV header line and networkx's \"u v {'weight': w}\" are read\n"
+      "              spaces, tabs or commas; a CSV header line and networkx's \"u v {'weight': w}\" are read.\n"
+      "              A first line \"N M\" is a header (N x N, M edges checked; a warning says so) when\n"
+      "              exactly M edge lines follow and their ids fit in N; a near miss is read as an edge\n"
+      "              with a warning, a 1-based file's header under --index-base 0 is refused; --header\n"
+      "              yes|no decides. SNAP's comment \"# Nodes: N Edges: M\" sizes the matrix N x N (or\n"
+      "              by the largest id, with a warning, when ids reach N) and M is checked (a warning)\n"
       "  metis       METIS adjacency: \"n m [fmt [ncon]]\", then one line per vertex listing its 1-based\n"
       "              neighbours (an empty line: none); '%' comments\n"
       "  dimacs      DIMACS/PACE graphs: 'c' comments, a problem line \"p KIND n m\", then m 1-based lines:\n"
@@ -516,6 +528,7 @@ Graph load(const Options& o, const std::string& file, bool file_given, gbcuda::B
     if (o.format != "auto")
       throw UsageError{fmt::format("--format {} does not apply to the generated graph {}", o.format, file)};
     if (o.index_base != 0) throw UsageError{fmt::format("--index-base does not apply to the generated graph {}", file)};
+    if (o.header != "auto") throw UsageError{fmt::format("--header does not apply to the generated graph {}", file)};
     if (o.verbose)
       fmt::print(stderr, "bfs_spmv: generating {} on {}\n", gbcuda::parse_graph_spec(file).text(),
                  gbcuda::to_string(backend));
@@ -523,6 +536,9 @@ Graph load(const Options& o, const std::string& file, bool file_given, gbcuda::B
     ropt.format = gbcuda::parse_format(o.format);
     ropt.rodinia_source = &g.rodinia_source;
     ropt.index_base = o.index_base;
+    ropt.edge_list_header = o.header == "yes"  ? gbcuda::ReadOptions::HeaderLine::Yes
+                            : o.header == "no" ? gbcuda::ReadOptions::HeaderLine::No
+                                               : gbcuda::ReadOptions::HeaderLine::Auto;
     ropt.report = &g.read_report;
     ropt.on_warning = [](const std::string& w) { fmt::print(stderr, "bfs_spmv: warning: {}\n", w); };
     if (o.verbose) fmt::print(stderr, "bfs_spmv: reading {}\n", file);

@@ -708,7 +708,13 @@ TEST_F(IoTest, MetisOrEdgeListIsNotGuessed) {
   expect_error(path, FileFormat::Auto, Status::ParseError,
                {path + ":1:", "METIS", "edge list", "--format metis", "--format edgelist"});
   EXPECT_EQ(read(path, FileFormat::Metis).rows.size(), 6u);
-  EXPECT_EQ(read(path, FileFormat::EdgeList).rows.size(), 4u);
+  // As an edge list its first line "3 3" could also be the header line of a 1-based edge list
+  // (3 edge lines follow, ids 1..3): refused, unless the header choice is made.
+  expect_error(path, FileFormat::EdgeList, Status::ParseError, {path + ":1:", "--index-base 1", "--header no"});
+  ReadOptions o;
+  o.format = FileFormat::EdgeList;
+  o.edge_list_header = ReadOptions::HeaderLine::No;
+  EXPECT_EQ(gbcuda::read_coo(path, o).rows.size(), 4u);
   EXPECT_EQ(read(write("tri.graph", text)).format, FileFormat::Metis);
   // Blank lines (isolated vertices) do not make it less ambiguous: an edge list skips them.
   expect_error(write("tri2.txt", "4 3\n2 3\n1 3\n1 2\n\n"), FileFormat::Auto, Status::ParseError, {"METIS"});
@@ -719,6 +725,137 @@ TEST_F(IoTest, MetisOrEdgeListIsNotGuessed) {
   EXPECT_EQ(read(write("hl.graph", both)).stored_entries, 10);
   // An ordinary edge list is not METIS.
   EXPECT_EQ(read(write("el.txt", "0 1\n1 2\n2 0\n")).format, FileFormat::EdgeList);
+}
+
+// Reads `text` as an edge list with `header` and `base`; the warnings go to *warnings.
+CooData read_edges(const std::string& path, ReadOptions::HeaderLine header, int base,
+                   std::vector<std::string>* warnings) {
+  gbcuda::ReadReport report;
+  ReadOptions o;
+  o.format = FileFormat::EdgeList;
+  o.edge_list_header = header;
+  o.index_base = base;
+  o.report = &report;
+  o.on_warning = [](const std::string&) {};
+  CooData c = gbcuda::read_coo(path, o);
+  *warnings = report.warnings;
+  return c;
+}
+
+bool has(const std::vector<std::string>& warnings, const std::string& part) {
+  return std::any_of(warnings.begin(), warnings.end(),
+                     [&](const std::string& w) { return w.find(part) != std::string::npos; });
+}
+
+TEST_F(IoTest, EdgeListHeaderLine) {
+  using HL = ReadOptions::HeaderLine;
+  std::vector<std::string> w;
+  // "N M", then exactly M edge lines with ids below N: a header, said in a warning that names
+  // the file, the line and the override. Detected as an edge list.
+  const std::string hdr = write("hdr.txt", "# SNAP-like\n6 3\n0 1\n1 2\n3 4\n");
+  CooData c = read_edges(hdr, HL::Auto, 0, &w);
+  EXPECT_EQ(read(hdr).format, FileFormat::EdgeList);
+  EXPECT_EQ(c.nrows, 6);
+  EXPECT_EQ(c.stored_entries, 3);
+  EXPECT_EQ(c.header, "edgelist, header line");
+  EXPECT_EQ(triplets(c), (std::vector<Triplet>{{0, 1, 1}, {1, 2, 1}, {3, 4, 1}}));
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find(hdr + ":2: read '6 3' as a header line (6 vertices, 3 edges)"), std::string::npos) << w[0];
+  EXPECT_NE(w[0].find("--header no"), std::string::npos);
+  // Weighted edge lines after it; commas.
+  c = read_edges(write("hdrw.csv", "4,2\n0,1,2.5\n2,3,1\n"), HL::Auto, 0, &w);
+  EXPECT_EQ(c.nrows, 4);
+  EXPECT_EQ(triplets(c), (std::vector<Triplet>{{0, 1, 2.5}, {2, 3, 1}}));
+  // Forced either way.
+  c = read_edges(hdr, HL::No, 0, &w);
+  EXPECT_EQ(c.nrows, 7);
+  EXPECT_EQ(c.stored_entries, 4);
+  EXPECT_EQ(triplets(c)[0], (Triplet{6, 3, 1}));
+  EXPECT_TRUE(w.empty());
+  c = read_edges(hdr, HL::Yes, 0, &w);
+  EXPECT_EQ(c.nrows, 6);
+  EXPECT_TRUE(w.empty());
+  // A 1-based file with its header: read with index base 1; refused under base 0, naming both
+  // choices.
+  const std::string one = write("one.txt", "5 3\n1 2\n2 3\n4 5\n");
+  c = read_edges(one, HL::Auto, 1, &w);
+  EXPECT_EQ(c.nrows, 5);
+  EXPECT_EQ(triplets(c), (std::vector<Triplet>{{0, 1, 1}, {1, 2, 1}, {3, 4, 1}}));
+  expect_parse_error(one, 1, "looks like the header line of a 1-based edge list", FileFormat::EdgeList);
+  expect_error(one, FileFormat::Auto, Status::ParseError, {"--index-base 1", "--header no"});
+  EXPECT_EQ(read_edges(one, HL::No, 0, &w).nrows, 6);
+  // Near misses are edges, with a warning naming the mismatch: a count that differs...
+  const std::string count = write("count.txt", "5 4\n0 1\n1 2\n3 4\n");
+  c = read_edges(count, HL::Auto, 0, &w);
+  EXPECT_EQ(c.nrows, 6);
+  EXPECT_EQ(c.stored_entries, 4);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find(count + ":1: read '5 4' as an edge"), std::string::npos) << w[0];
+  EXPECT_NE(w[0].find("3 edge lines follow, not 4"), std::string::npos) << w[0];
+  EXPECT_NE(w[0].find("--header yes"), std::string::npos) << w[0];
+  // ... or ids beyond N.
+  const std::string ids = write("ids.txt", "3 3\n0 1\n1 2\n3 4\n");
+  c = read_edges(ids, HL::Auto, 0, &w);
+  EXPECT_EQ(c.nrows, 5);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("their ids go up to 4, beyond 3 vertices"), std::string::npos) << w[0];
+  // Forced as a header, the mismatches are warned about and the matrix holds every id.
+  c = read_edges(ids, HL::Yes, 0, &w);
+  EXPECT_EQ(c.nrows, 5);
+  EXPECT_EQ(c.stored_entries, 3);
+  EXPECT_TRUE(has(w, "announces 3 vertices, but the ids go up to 4: the matrix has 5 vertices"));
+  c = read_edges(count, HL::Yes, 0, &w);
+  EXPECT_EQ(c.nrows, 5);
+  EXPECT_TRUE(has(w, "announces 4 edges, but 3 edge lines follow"));
+  // A near miss whose later lines have weights is neither an edge (two columns) nor a header.
+  expect_parse_error(write("nw.txt", "5 4\n0 1 1\n1 2 1\n3 4 1\n"), 1, "has two columns and the edge lines after it",
+                     FileFormat::EdgeList);
+  // --header yes needs "N M" first.
+  try {
+    read_edges(write("nohdr2.txt", "0 1 2.5\n"), HL::Yes, 0, &w);
+    ADD_FAILURE() << "no throw";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(":1: expected a header line"), std::string::npos) << e.what();
+  }
+  // One line "N 0": the header of a graph without edges (the warning says how to read it as an
+  // edge).
+  c = read_edges(write("none.txt", "7 0\n"), HL::Auto, 0, &w);
+  EXPECT_EQ(c.nrows, 7);
+  EXPECT_EQ(c.stored_entries, 0);
+  EXPECT_TRUE(has(w, "read '7 0' as a header line"));
+  // Ordinary edge lists are untouched: no warning.
+  for (const char* text : {"0 1\n1 2\n2 0\n", "1 2\n0 1\n", "0 2\n1 2\n2 0\n", "7 1\n"}) {
+    SCOPED_TRACE(text);
+    read_edges(write("plain.txt", text), HL::Auto, 0, &w);
+    EXPECT_TRUE(
+        std::none_of(w.begin(), w.end(), [](const std::string& s) { return s.find("header") != std::string::npos; }));
+  }
+}
+
+TEST_F(IoTest, SnapCountComments) {
+  using HL = ReadOptions::HeaderLine;
+  std::vector<std::string> w;
+  // Nodes sizes the matrix (isolated vertices at the end kept); Edges matches: no warning.
+  const std::string snap = write("web.txt",
+                                 "# Directed graph (each unordered pair of nodes is saved once): web.txt\n"
+                                 "# Nodes: 10 Edges: 3\n# FromNodeId\tToNodeId\n0\t1\n1\t2\n3\t4\n");
+  CooData c = read_edges(snap, HL::Auto, 0, &w);
+  EXPECT_EQ(c.nrows, 10);
+  EXPECT_EQ(c.stored_entries, 3);
+  EXPECT_TRUE(w.empty());
+  EXPECT_EQ(read(snap).nrows, 10);
+  // 1-based ids fit in Nodes under index base 1.
+  EXPECT_EQ(read_edges(write("one.txt", "# Nodes: 5 Edges: 1\n1 5\n"), HL::Auto, 1, &w).nrows, 5);
+  EXPECT_TRUE(w.empty());
+  // Ids beyond Nodes (SNAP ids need not be contiguous): sized by the largest id, said; an edge
+  // count that differs: said.
+  const std::string gaps = write("gaps.txt", "# Nodes: 4 Edges: 4\n0 1\n1 2\n3 7\n");
+  c = read_edges(gaps, HL::Auto, 0, &w);
+  EXPECT_EQ(c.nrows, 8);
+  EXPECT_TRUE(has(w, gaps + ":1: the comment '# Nodes: 4 Edges: 4' announces 4 edges, but the file has 3 edge lines"));
+  EXPECT_TRUE(has(w, "announces 4 nodes, but the ids go up to 7 (ids need not be contiguous): the matrix has 8"));
+  // Only leading comments count.
+  EXPECT_EQ(read_edges(write("late.txt", "0 1\n# Nodes: 10 Edges: 1\n"), HL::Auto, 0, &w).nrows, 2);
 }
 
 TEST_F(IoTest, DimacsAndPace) {

@@ -75,6 +75,14 @@ struct ReadOptions {
   // an id 0 is then an error naming its line). Other formats have their own base; a 1 there is
   // warned about.
   int index_base = 0;
+  // Edge lists only: whether a first data line of two integers "N M" is a header line (N
+  // vertices, M edges: the matrix is N x N and the count is checked) or an edge. Auto: a header
+  // when exactly M edge lines follow and their ids fit in N under index_base, with a warning; a
+  // near miss is read as an edge with a warning naming the mismatch, and a 1-based file's header
+  // read with index base 0 is refused (the rules: lib/io/detect.cpp). Yes: the first line must be
+  // "N M" and is the header (a count that differs, or ids beyond N, are warned about; the matrix
+  // then grows to the largest id). No: it is an edge.
+  enum class HeaderLine { Auto, Yes, No } edge_list_header = HeaderLine::Auto;
   // Filled in when not null: the format read, its header, the warnings.
   ReadReport* report = nullptr;
   // Called with each warning as it happens (before a long wait, for instance). Empty: the

@@ -87,6 +87,27 @@ Index count_data_lines(const char* begin, const char* end, std::string_view comm
 //     [weight]" (two non-negative integers, an optional number; blanks or commas between) or
 //     networkx's "src dst {attributes}"                                 -> edge list.
 // The names are looked at without a compression suffix (".gz", ".xz", ".bz2").
+//
+// An edge list's first data line "N M" (two non-negative integers, no CSV header before it) is
+// then either a header line (N vertices, M edges: many SNAP-derived files) or an edge; the edge
+// list reader decides (ReadOptions::edge_list_header: --header yes|no force it), looking at the
+// K data lines after it and their ids under the index base in use:
+//   a. K == M and every id fits in N (0..N-1, or 1..N with index base 1)  -> a header line,
+//      with a warning naming the file, the line and --header no (one line "N 0": the header
+//      of a graph without edges);
+//   b. K == M and, under index base 0, the ids are 1..N (a 1-based file's header)
+//                                                          -> refused, naming --index-base 1
+//                                                             and --header no;
+//   c. N >= 1 and either K == M (ids beyond N) or K > 0 ids fitting in N (or 1..N) with another
+//      count                                               -> an edge, with a warning naming the
+//      mismatch and --header yes (refused when the lines after it have weights: two columns
+//      are not an edge there either);
+//   d. anything else                                       -> an edge, silently (an ordinary
+//      edge list: K == M or ids all below the first line's source are both rare by chance).
+// A forced header (--header yes) may have another count or larger ids: each is a warning, and
+// the matrix grows to the largest id. SNAP's leading comment "# Nodes: N Edges: M" sizes the
+// matrix N x N when every id is below N (else by the largest id, with a warning: SNAP ids need
+// not be contiguous), and an edge count other than M is a warning.
 // What fits two formats is refused with a message naming both and --format: a valid METIS
 // file that is also a valid edge list (every line two numbers, say) or headerless file; a
 // headerless shape (5) with another count than announced is refused too (a headerless file
@@ -248,7 +269,7 @@ CooData read_coo_input(const Input& in, const ReadOptions& options) {
         case FileFormat::MatrixMarket: coo = read_matrix_market(f); break;
         case FileFormat::Headerless: coo = read_headerless(f); break;
         case FileFormat::Rodinia: coo = read_rodinia(f, options.rodinia_source); break;
-        case FileFormat::EdgeList: coo = read_edge_list(f, options.index_base); break;
+        case FileFormat::EdgeList: coo = read_edge_list(f, options.index_base, options.edge_list_header); break;
         case FileFormat::Metis: coo = read_metis(f); break;
         case FileFormat::Dimacs: coo = read_dimacs(f); break;
         case FileFormat::Binary:  // in.binary() above

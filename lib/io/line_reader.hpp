@@ -412,7 +412,8 @@ bool parse_dimacs_problem(const FileText& f, DimacsProblem& p, std::string* why)
 CooData read_matrix_market(const FileText& f);
 CooData read_headerless(const FileText& f);
 CooData read_rodinia(const FileText& f, Index* source);
-CooData read_edge_list(const FileText& f, int base);
+// Edge lists: `header` says whether a first line "N M" is a header (ReadOptions::edge_list_header).
+CooData read_edge_list(const FileText& f, int base, ReadOptions::HeaderLine header);
 CooData read_metis(const FileText& f);
 CooData read_dimacs(const FileText& f);
 // The format of a text input; *by_name (when not null) tells whether the name decided it.

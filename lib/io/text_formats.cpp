@@ -1,4 +1,5 @@
 // Readers for the header-less triplet, Rodinia BFS and edge-list formats.
+#include <algorithm>
 #include <string>
 
 #include "io/line_reader.hpp"
@@ -213,7 +214,79 @@ CooData read_rodinia(const FileText& f, Index* source_out) {
 
 // ---- edge lists: "src dst [weight]", 0-based (or 1-based: `base`) ---------------------------
 
-CooData read_edge_list(const FileText& f, int base) {
+namespace {
+
+// SNAP's counts, in a comment before the first data line: "# Nodes: 875713 Edges: 5105039".
+struct SnapCounts {
+  const char* where = nullptr;  // the comment line (nullptr: none)
+  Index nodes = 0, edges = 0;
+};
+
+SnapCounts snap_counts(const FileText& f, std::string_view comments) {
+  SnapCounts s;
+  const char* p = f.begin();
+  while (p < f.end()) {
+    const char* next;
+    const std::string_view line = line_at(p, f.end(), &next);
+    if (is_data_line(line, comments)) break;
+    const std::string_view t = trim_front(line);
+    if (!t.empty()) {
+      Tokens tokens(t.substr(1));
+      std::string_view tok;
+      std::int64_t nodes = -1, edges = -1;
+      std::string_view key;
+      while (tokens.next(tok)) {
+        std::int64_t v;
+        if ((key == "Nodes:" || key == "Edges:") && parse_int(tok, v) && v >= 0) (key == "Nodes:" ? nodes : edges) = v;
+        key = tok;
+      }
+      if (nodes >= 0 && edges >= 0) {
+        s.where = p;
+        s.nodes = nodes;
+        s.edges = edges;
+        return s;
+      }
+    }
+    p = next;
+  }
+  return s;
+}
+
+// The columns of an edge line (the first one, which the others must agree with): weights or
+// networkx attributes.
+void edge_columns(const FileText& f, const char* at, std::string_view line, CoordinateSpec& spec) {
+  const std::size_t brace = line.find('{');
+  if (brace != std::string_view::npos) {
+    // networkx: "u v {'weight': w}" or "u v {}".
+    const Attributes a = parse_attributes(line.substr(brace));
+    if (!a.ok) f.fail_at(at, "malformed attribute dictionary " + quote(line.substr(brace)));
+    spec.attributes = true;
+    spec.value_columns = a.has_weight ? 1 : 0;
+    return;
+  }
+  std::string_view tok[4];
+  const int ntok = Tokens(line, true).split(tok, 3);
+  if (ntok != 2 && ntok != 3) {
+    f.fail_at(at, "expected 2 or 3 columns (src dst [weight]), found " +
+                      (ntok > 3 ? std::string("more") : std::to_string(ntok)));
+  }
+  spec.value_columns = ntok - 2;
+}
+
+// Appends `more` to `c` (or puts it first).
+void merge_first(Coordinates& c, Coordinates&& first) {
+  c.rows.insert(c.rows.begin(), first.rows.begin(), first.rows.end());
+  c.cols.insert(c.cols.begin(), first.cols.begin(), first.cols.end());
+  c.values.insert(c.values.begin(), first.values.begin(), first.values.end());
+  c.stored += first.stored;
+  c.max_id = std::max(c.max_id, first.max_id);
+  if (first.min_id >= 0) c.min_id = c.min_id < 0 ? first.min_id : std::min(c.min_id, first.min_id);
+}
+
+}  // namespace
+
+CooData read_edge_list(const FileText& f, int base, ReadOptions::HeaderLine header_line) {
+  using HeaderLine = ReadOptions::HeaderLine;
   constexpr std::string_view kComments = "#%";
   CoordinateSpec spec;
   spec.bounded = false;
@@ -223,6 +296,10 @@ CooData read_edge_list(const FileText& f, int base) {
   std::string_view line;
   const char* next;
   const char* body = f.begin();
+  // A header line "N M" (see detect.cpp for when it is one): where it is and its numbers.
+  const char* header_at = nullptr;
+  std::string_view header_text;
+  Index hn = 0, hm = 0;
   // A CSV header line is skipped (and said); weights are optional: the first edge line decides,
   // and every line must agree.
   if (const char* first = first_data_line(f, f.begin(), kComments, line, &next)) {
@@ -230,27 +307,123 @@ CooData read_edge_list(const FileText& f, int base) {
       f.warn_at(first, "skipped the header line " + quote(line));
       body = after;
       first = first_data_line(f, body, kComments, line, &next);
-    }
-    const std::size_t brace = line.find('{');
-    if (brace != std::string_view::npos) {
-      // networkx: "u v {'weight': w}" or "u v {}".
-      const Attributes a = parse_attributes(line.substr(brace));
-      if (!a.ok) f.fail_at(first, "malformed attribute dictionary " + quote(line.substr(brace)));
-      spec.attributes = true;
-      spec.value_columns = a.has_weight ? 1 : 0;
-    } else {
-      std::string_view tok[4];
-      const int ntok = Tokens(line, true).split(tok, 3);
-      if (ntok != 2 && ntok != 3) {
-        f.fail_at(first, "expected 2 or 3 columns (src dst [weight]), found " +
-                             (ntok > 3 ? std::string("more") : std::to_string(ntok)));
+    } else if (header_line != HeaderLine::No) {
+      std::string_view tok[3];
+      std::int64_t v[2];
+      const bool numbers = line.find('{') == std::string_view::npos && Tokens(line, true).split(tok, 2) == 2 &&
+                           parse_int(tok[0], v[0]) && parse_int(tok[1], v[1]) && v[0] >= 0 && v[1] >= 0;
+      if (numbers) {
+        header_at = first;
+        header_text = line;
+        hn = v[0];
+        hm = v[1];
+        body = next;
+        first = first_data_line(f, body, kComments, line, &next);  // the first edge line, if any
+      } else if (header_line == HeaderLine::Yes) {
+        f.fail_at(first, "expected a header line 'VERTICES EDGES' (--header yes), found " + quote(line));
       }
-      spec.value_columns = ntok - 2;
     }
+    if (first) edge_columns(f, first, line, spec);
+  } else if (header_line == HeaderLine::Yes) {
+    f.fail_line(f.last_line(), "no data lines: expected a header line 'VERTICES EDGES' (--header yes)");
   }
   spec.columns =
       spec.value_columns == 0 ? "src dst, like the first edge line" : "src dst weight, like the first edge line";
   Coordinates c = parse_coordinates(f, body, f.end(), spec);
+
+  // The first line "N M": a header, or an edge after all.
+  bool header = false;
+  if (header_at) {
+    if (hn > kMaxEdgeListId + 1) {
+      // More vertices than an edge list may have (32-bit columns): not a header.
+      if (header_line == HeaderLine::Yes) {
+        f.fail_at(header_at, "the header line " + quote(header_text) + " announces more vertices than the limit, " +
+                                 std::to_string(kMaxEdgeListId + 1));
+      }
+    } else if (header_line == HeaderLine::Yes) {
+      header = true;
+    } else {
+      const Index k = c.stored;
+      const bool count_fits = k == hm;
+      const bool ids_fit = c.max_id < hn;
+      // Under index base 0: ids 1..N, as a 1-based file with this header would have.
+      const bool ids_fit_one_based = base == 0 && !ids_fit && c.min_id >= 1 && c.max_id <= hn;
+      const std::string at = f.path() + ":" + std::to_string(f.line_of(header_at)) + ": ";
+      if (count_fits && ids_fit) {
+        header = true;
+        f.warn(at + "read " + quote(header_text) + " as a header line (" + std::to_string(hn) + " vertices, " +
+               std::to_string(hm) + " edges), not as an edge: exactly " + std::to_string(hm) +
+               " edge lines follow and their ids fit in " + std::to_string(hn) +
+               " vertices; --header no reads it as an edge");
+      } else if (count_fits && ids_fit_one_based) {
+        f.fail_at(header_at,
+                  quote(header_text) + " looks like the header line of a 1-based edge list: exactly " +
+                      std::to_string(hm) + " edge lines follow, with ids 1.." + std::to_string(hn) +
+                      "; use --index-base 1 to read it so, or --header no to read this line as an edge of a 0-based "
+                      "edge list");
+      } else if (hn >= 1 && (count_fits || (k > 0 && (ids_fit || ids_fit_one_based)))) {
+        // A near miss (ids fitting in N are evidence only when there are ids).
+        const std::string mismatch =
+            count_fits ? "exactly " + std::to_string(hm) + " edge lines follow as announced, but their ids go up to " +
+                             std::to_string(c.max_id + base) + ", beyond " + std::to_string(hn) + " vertices"
+                       : "the ids after it fit in " + std::to_string(hn) + " vertices, but " + std::to_string(k) +
+                             " edge lines follow, not " + std::to_string(hm);
+        if (spec.value_columns > 0 || spec.attributes) {
+          f.fail_at(header_at, quote(header_text) +
+                                   " has two columns and the edge lines after it have weights, so it " +
+                                   "is not an edge; nor does it fit as a header line 'VERTICES EDGES': " + mismatch +
+                                   "; fix the file, or use --header yes to read it as a header anyway");
+        }
+        f.warn(at + "read " + quote(header_text) + " as an edge, although it may be a header line 'VERTICES EDGES': " +
+               mismatch + "; --header yes reads it as a header");
+      }
+    }
+    if (!header) {
+      // An edge: parsed as one (its errors are an edge's), first. As the first edge line it
+      // decides the columns: when the lines after it have weights, they are what is wrong.
+      if (spec.value_columns > 0 || spec.attributes) {
+        CoordinateSpec as_first = spec;
+        as_first.value_columns = 0;
+        as_first.attributes = false;
+        as_first.columns = "src dst, like the first edge line";
+        parse_coordinates(f, header_at, f.end(), as_first);  // throws at the first line with weights
+      }
+      merge_first(c, parse_coordinates(f, header_at, body, spec));
+    }
+  }
+  Index n = c.max_id + 1;
+  if (header) {
+    n = hn;
+    const std::string at = f.path() + ":" + std::to_string(f.line_of(header_at)) + ": ";
+    if (c.stored != hm) {
+      f.warn(at + "the header line " + quote(header_text) + " announces " + std::to_string(hm) + " edges, but " +
+             std::to_string(c.stored) + " edge lines follow");
+    }
+    if (c.max_id >= hn) {
+      n = c.max_id + 1;
+      f.warn(at + "the header line " + quote(header_text) + " announces " + std::to_string(hn) +
+             " vertices, but the ids go up to " + std::to_string(c.max_id + base) + ": the matrix has " +
+             std::to_string(n) + " vertices");
+    }
+  }
+  // SNAP's "# Nodes: N Edges: M": N sizes the matrix when every id fits, M is checked.
+  if (const SnapCounts snap = snap_counts(f, kComments); snap.where) {
+    const std::string at = f.path() + ":" + std::to_string(f.line_of(snap.where)) + ": ";
+    const std::string said = "the comment " + quote(trim_front(line_at(snap.where, f.end(), &next)));
+    if (c.stored != snap.edges) {
+      f.warn(at + said + " announces " + std::to_string(snap.edges) + " edges, but the file has " +
+             std::to_string(c.stored) + " edge lines");
+    }
+    if (!header) {
+      if (c.max_id < snap.nodes && snap.nodes <= kMaxEdgeListId + 1) {
+        n = snap.nodes;
+      } else {
+        f.warn(at + said + " announces " + std::to_string(snap.nodes) + " nodes, but the ids go up to " +
+               std::to_string(c.max_id + base) + " (ids need not be contiguous): the matrix has " + std::to_string(n) +
+               " vertices, some of them without edges");
+      }
+    }
+  }
   if (base == 0 && c.min_id > 0) {
     f.warn(f.path() +
            ": no edge uses vertex 0, the first id of a 0-based edge list (vertex 0 is isolated); if the ids "
@@ -260,7 +433,8 @@ CooData read_edge_list(const FileText& f, int base) {
   coo.format = FileFormat::EdgeList;
   coo.header = spec.value_columns == 0 ? "edgelist" : "edgelist weighted";
   if (base == 1) coo.header += " 1-based";
-  coo.nrows = coo.ncols = c.max_id + 1;
+  if (header) coo.header += ", header line";
+  coo.nrows = coo.ncols = n;
   coo.rows = std::move(c.rows);
   coo.cols = std::move(c.cols);
   coo.values = std::move(c.values);
