@@ -6,7 +6,10 @@ Standard library only. Usage (as tests/CMakeLists.txt runs it):
     test_cli.py --bin build/bin --matrices matrices --readme matrices/README.md
 """
 import argparse
+import bz2
+import gzip
 import json
+import lzma
 import os
 import re
 import shutil
@@ -21,7 +24,7 @@ from checker import Checker
 
 OPTIONS = ["--source", "--device", "--direction", "--format", "--transpose", "--symmetrize", "--levels",
            "--parents", "--repeat", "--validate", "--json", "--verbose", "--help", "--kernel", "--save", "--index-base",
-           "--reorder", "--no-barrier-free-tail"]
+           "--header", "--reorder", "--no-barrier-free-tail"]
 JSON_KEYS = ["file", "format", "vertices", "entries", "source", "source_choice", "source_seed", "reached", "levels", "device", "backend", "direction", "kernel",
              "level_loop", "barrier_free_tail", "barrier_free_from", "barrier_free_abandoned", "repeat", "seconds_median", "seconds_min", "gteps", "edges_traversed", "edges_counted_as",
              "validated", "level_sizes", "ordering", "ordering_from", "ordering_seconds"]
@@ -262,7 +265,7 @@ def test_help_and_defaults(c, tmp, matrices, gpu):
     c.check(rc == 0, "--help exits 0", f"exit {rc}; {err}")
     missing = [o for o in OPTIONS if o not in out]
     c.check(not missing, "--help mentions every option", f"missing {missing}")
-    words = ["auto", "cuda", "host", "push", "pull", "mtx", "headerless", "rodinia", "edgelist", "gbc", "metis", "kron:",
+    words = ["auto", "cuda", "host", "push", "pull", "mtx", "headerless", "rodinia", "edgelist", "gbc", "metis", "dimacs", "gzip", "kron:",
              "grid:", "Exit codes"]
     missing = [w for w in words if w not in out]
     c.check(not missing, "--help names devices, directions, formats and exit codes", f"missing {missing}")
@@ -502,6 +505,40 @@ def test_inputs(c, tmp, matrices):
     _, err = json_run("networkx weights on some lines only", [f], 2)
     c.check("nx2.txt:2:" in err and "no 'weight' attribute" in err, "networkx weights on some lines only: line named",
             err[-300:])
+
+    # Real data: compressed DIMACS and SNAP files (by name and through a pipe), "N M" header lines.
+    road = b"c road\np sp 4 4\na 1 2 7\na 2 3 1\na 3 4 2\na 4 1 3\n"
+    snap = b"# Directed graph: web.txt\n# Nodes: 6 Edges: 3\n# FromNodeId\tToNodeId\n0\t1\n1\t2\n2\t3\n"
+    for ext, pack in ((".gz", gzip.compress), (".xz", lzma.compress), (".bz2", bz2.compress)):
+        f = os.path.join(tmp, "road.gr" + ext)
+        with open(f, "wb") as out:
+            out.write(pack(road))
+        res, err = json_run(f"DIMACS road{ext}", [f])
+        if res:
+            c.check(res.get("format") == "dimacs" and res.get("vertices") == 4 and res.get("reached") == 4 and
+                    res.get("levels") == 4, f"DIMACS road{ext}: 4 vertices in a cycle", json.dumps(res)[:300])
+        rc, out, err = run_piped(c, ["/dev/stdin", "--json", "--device", "host"], pack(snap))
+        res = json.loads(out) if rc == 0 else {}
+        c.check(rc == 0 and res.get("format") == "edgelist" and res.get("vertices") == 6 and res.get("reached") == 4,
+                f"SNAP through a {ext} pipe: sized by '# Nodes: 6'", f"exit {rc}: {out[:200]} {err[-300:]}")
+    f = os.path.join(tmp, "cut.gr.gz")
+    with open(f, "wb") as out:
+        out.write(gzip.compress(road)[:-6])
+    _, err = json_run("truncated gzip", [f], 2)
+    c.check("cut.gr.gz: truncated gzip data" in err, "truncated gzip: refused, file named", err[-300:])
+    f = write(os.path.join(tmp, "hdr.txt"), "5 3\n0 1\n1 2\n3 4\n")
+    res, err = json_run("N M header line", [f])
+    if res:
+        c.check(res.get("vertices") == 5 and res.get("entries") == 3 and "hdr.txt:1: read '5 3' as a header line" in err
+                and "--header no" in err, "N M header line: read as a header, warned", err[-300:])
+    res, _ = json_run("N M header line, --header no", [f, "--header", "no"])
+    if res:
+        c.check(res.get("vertices") == 6 and res.get("entries") == 4, "--header no: an edge", json.dumps(res)[:300])
+    f = write(os.path.join(tmp, "hdr1.txt"), "5 3\n1 2\n2 3\n4 5\n")
+    _, err = json_run("1-based header under base 0", [f], 2)
+    c.check("--index-base 1" in err and "--header no" in err, "1-based header under base 0: refused, choices named",
+            err[-300:])
+    c.expect_exit("--header maybe", [f, "--header", "maybe"], 2)
 
     # Headerless with a wrong count: a headerless message.
     f = write(os.path.join(tmp, "count.txt"), "3 3 3\n1 2\n2 3\n")
