@@ -817,6 +817,18 @@ TEST_F(IoTest, EdgeListHeaderLine) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find(":1: expected a header line"), std::string::npos) << e.what();
   }
+  // Large enough to be parsed in parallel chunks: the header line is dropped, every edge kept in
+  // file order; the same file without its header line reads as the ordinary edge list it is.
+  std::string big = "300000 200000\n", plain;
+  for (int e = 0; e < 200000; ++e) plain += std::to_string(e) + " " + std::to_string((e * 7) % 300000) + "\n";
+  c = read_edges(write("big.txt", big + plain), HL::Auto, 0, &w);
+  EXPECT_EQ(c.nrows, 300000);
+  EXPECT_EQ(c.stored_entries, 200000);
+  ASSERT_EQ(c.rows.size(), 200000u);
+  EXPECT_EQ(triplets(c)[0], (Triplet{0, 0, 1}));
+  EXPECT_EQ(triplets(c)[199999], (Triplet{199999, (199999 * 7) % 300000, 1}));
+  EXPECT_EQ(triplets(read_edges(write("bigplain.txt", plain), HL::Auto, 0, &w)), triplets(c));
+  EXPECT_TRUE(w.empty());
   // One line "N 0": the header of a graph without edges (the warning says how to read it as an
   // edge).
   c = read_edges(write("none.txt", "7 0\n"), HL::Auto, 0, &w);

@@ -1,5 +1,6 @@
 // Readers for the header-less triplet, Rodinia BFS and edge-list formats.
 #include <algorithm>
+#include <limits>
 #include <string>
 
 #include "io/line_reader.hpp"
@@ -273,7 +274,7 @@ void edge_columns(const FileText& f, const char* at, std::string_view line, Coor
   spec.value_columns = ntok - 2;
 }
 
-// Appends `more` to `c` (or puts it first).
+// Puts the entries of `first` (the first edge line) before those of `c`.
 void merge_first(Coordinates& c, Coordinates&& first) {
   c.rows.insert(c.rows.begin(), first.rows.begin(), first.rows.end());
   c.cols.insert(c.cols.begin(), first.cols.begin(), first.cols.end());
@@ -329,7 +330,26 @@ CooData read_edge_list(const FileText& f, int base, ReadOptions::HeaderLine head
   }
   spec.columns =
       spec.value_columns == 0 ? "src dst, like the first edge line" : "src dst weight, like the first edge line";
-  Coordinates c = parse_coordinates(f, body, f.end(), spec);
+  // A first line "N M" that can be an edge like the lines after it (no weights there, ids in
+  // range) is parsed with them, as entry 0, so that an ordinary edge list is parsed once and
+  // its arrays are not copied; `rest` describes the lines after it.
+  const bool first_included = header_at && spec.value_columns == 0 && !spec.attributes && hn >= base && hm >= base &&
+                              hn - base <= kMaxEdgeListId && hm - base <= kMaxEdgeListId;
+  Coordinates c = parse_coordinates(f, first_included ? header_at : body, f.end(), spec);
+  struct {
+    Index stored, max_id, min_id;
+  } rest{c.stored, c.max_id, c.min_id};
+  if (first_included) {
+    Index max_id = -1, min_id = std::numeric_limits<Index>::max();
+    const Index entries = static_cast<Index>(c.rows.size());
+#pragma omp parallel for reduction(max : max_id) reduction(min : min_id) schedule(static) if (entries > kParallelMin)
+    for (Index e = 1; e < entries; ++e) {
+      const auto k = static_cast<std::size_t>(e);
+      max_id = std::max(max_id, std::max(c.rows[k], c.cols[k]));
+      min_id = std::min(min_id, std::min(c.rows[k], c.cols[k]));
+    }
+    rest = {c.stored - 1, max_id, entries > 1 ? min_id : -1};
+  }
 
   // The first line "N M": a header, or an edge after all.
   bool header = false;
@@ -343,11 +363,11 @@ CooData read_edge_list(const FileText& f, int base, ReadOptions::HeaderLine head
     } else if (header_line == HeaderLine::Yes) {
       header = true;
     } else {
-      const Index k = c.stored;
+      const Index k = rest.stored;
       const bool count_fits = k == hm;
-      const bool ids_fit = c.max_id < hn;
+      const bool ids_fit = rest.max_id < hn;
       // Under index base 0: ids 1..N, as a 1-based file with this header would have.
-      const bool ids_fit_one_based = base == 0 && !ids_fit && c.min_id >= 1 && c.max_id <= hn;
+      const bool ids_fit_one_based = base == 0 && !ids_fit && rest.min_id >= 1 && rest.max_id <= hn;
       const std::string at = f.path() + ":" + std::to_string(f.line_of(header_at)) + ": ";
       if (count_fits && ids_fit) {
         header = true;
@@ -365,7 +385,7 @@ CooData read_edge_list(const FileText& f, int base, ReadOptions::HeaderLine head
         // A near miss (ids fitting in N are evidence only when there are ids).
         const std::string mismatch =
             count_fits ? "exactly " + std::to_string(hm) + " edge lines follow as announced, but their ids go up to " +
-                             std::to_string(c.max_id + base) + ", beyond " + std::to_string(hn) + " vertices"
+                             std::to_string(rest.max_id + base) + ", beyond " + std::to_string(hn) + " vertices"
                        : "the ids after it fit in " + std::to_string(hn) + " vertices, but " + std::to_string(k) +
                              " edge lines follow, not " + std::to_string(hm);
         if (spec.value_columns > 0 || spec.attributes) {
@@ -378,7 +398,15 @@ CooData read_edge_list(const FileText& f, int base, ReadOptions::HeaderLine head
                mismatch + "; --header yes reads it as a header");
       }
     }
-    if (!header) {
+    if (header && first_included) {
+      // Entry 0 was the header line.
+      c.rows.erase(c.rows.begin());
+      c.cols.erase(c.cols.begin());
+      c.stored = rest.stored;
+      c.max_id = rest.max_id;
+      c.min_id = rest.min_id;
+    }
+    if (!header && !first_included) {
       // An edge: parsed as one (its errors are an edge's), first. As the first edge line it
       // decides the columns: when the lines after it have weights, they are what is wrong.
       if (spec.value_columns > 0 || spec.attributes) {

@@ -1,7 +1,7 @@
 // libFuzzer target for every reader: the bytes are read as each format (and detected, under
 // names that steer detection) through the in-memory entry the readers share with files and
-// pipes. A bad input may only end in gbcuda::Error with status ParseError, IoError or
-// InvalidValue; anything else (another exception, a crash, a sanitizer report, coordinates out
+// pipes, which also decompresses gzip, xz and bzip2 bytes. A bad input may only end in gbcuda::Error with status
+// ParseError, IoError or InvalidValue; anything else (another exception, a crash, a sanitizer report, coordinates out
 // of range, a message carrying raw control bytes) is a bug. Built with -DGBCUDA_FUZZ=ON (clang).
 #include <cstddef>
 #include <cstdint>
@@ -48,10 +48,12 @@ void check_coo(const gbcuda::CooData& c) {
   }
 }
 
-void read_as(std::string_view bytes, const std::string& name, FileFormat format, int index_base) {
+void read_as(std::string_view bytes, const std::string& name, FileFormat format, int index_base,
+             gbcuda::ReadOptions::HeaderLine header = gbcuda::ReadOptions::HeaderLine::Auto) {
   gbcuda::ReadOptions o;
   o.format = format;
   o.index_base = index_base;
+  o.edge_list_header = header;
   o.progress = gbcuda::ReadOptions::Progress::Never;
   o.max_line_bytes = 4096;  // small, so that the limit is reached too
   o.max_metis_line_bytes = 1 << 16;
@@ -81,14 +83,19 @@ void read_as(std::string_view bytes, const std::string& name, FileFormat format,
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   // Detection, under names that steer it.
-  for (const char* name : {"fuzz.txt", "fuzz.graph", "fuzz.rodinia.txt", "fuzz.gbc"}) {
+  // (Compressed bytes are told by their magic under any name; a name ending in .gz must hold
+  // gzip data.)
+  for (const char* name : {"fuzz.txt", "fuzz.graph", "fuzz.rodinia.txt", "fuzz.gbc", "fuzz.gr", "fuzz.gbc.gz"}) {
     read_as(bytes, name, FileFormat::Auto, 0);
   }
   // Each reader, asked for by name.
   for (FileFormat f : {FileFormat::MatrixMarket, FileFormat::Headerless, FileFormat::Rodinia, FileFormat::EdgeList,
-                       FileFormat::Binary, FileFormat::Metis}) {
+                       FileFormat::Binary, FileFormat::Metis, FileFormat::Dimacs}) {
     read_as(bytes, "fuzz.txt", f, 0);
   }
   read_as(bytes, "fuzz.txt", FileFormat::EdgeList, 1);
+  // An edge list's first line "N M" forced to be a header, or an edge.
+  read_as(bytes, "fuzz.txt", FileFormat::EdgeList, 0, gbcuda::ReadOptions::HeaderLine::Yes);
+  read_as(bytes, "fuzz.txt", FileFormat::EdgeList, 1, gbcuda::ReadOptions::HeaderLine::No);
   return 0;
 }
