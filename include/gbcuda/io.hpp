@@ -33,7 +33,10 @@ enum class FileFormat {
   Rodinia,       // Rodinia BFS text: n, n lines "start degree", source, m, m lines "dest cost"
   EdgeList,      // "src dst [weight]" per line, 0-based (see ReadOptions::index_base); '#' or '%'
                  // comments; spaces, tabs or commas; a CSV header line ("source,target") is
-                 // skipped; networkx's "u v {'weight': w}" and "u v {}" lines are read
+                 // skipped; networkx's "u v {'weight': w}" and "u v {}" lines are read; a first
+                 // line "N M" may be a header line (ReadOptions::edge_list_header); SNAP's comment
+                 // "# Nodes: N Edges: M" sizes the matrix N x N when every id is below N, and its
+                 // edge count is checked (a warning)
   Binary,        // gbcuda's binary CSR file (*.gbc, see write_binary_graph)
   Metis,         // METIS/Chaco adjacency file: "n m [fmt [ncon]]", then one line per vertex
                  // listing its 1-based neighbours (an empty line: none); '%' comments
