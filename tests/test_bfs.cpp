@@ -10,6 +10,7 @@
 
 #include "gbcuda/bfs.hpp"
 #include "gbcuda/context.hpp"
+#include "gbcuda/detail/product_policy.hpp"
 #include "gbcuda/io.hpp"
 #include "support/graphblas_ref.hpp"
 #include "support/graphs.hpp"
@@ -239,3 +240,49 @@ TEST(BfsResultFacts, EdgesTraversedCountsRowsOfReachedVertices) {
 }
 
 }  // namespace
+
+// The direction rule with a pull penalty: a pull that read about what Beamer's rule assumes
+// (unexplored / alpha) leaves the choices as they were; one that read more makes the next levels
+// push until the frontier outweighs the penalized pull, even while the frontier still grows. A
+// pull's fixed cost is paid to start one, not to go on.
+TEST(ProductPolicyRule, PullPenaltyAfterAPullThatReadTooMuch) {
+  namespace d = gbcuda::detail;
+  d::ProductPolicy p;
+  p.alpha = 10;
+  EXPECT_EQ(d::pull_penalty_after(p, 100, 1000), 1.0);  // read 100 of 1000: as assumed
+  EXPECT_EQ(d::pull_penalty_after(p, 50, 1000), 1.0);   // less: still 1
+  p.pull_edge_cost = 1;
+  EXPECT_DOUBLE_EQ(d::pull_penalty_after(p, 800, 1000), 8.0);
+  p.pull_edge_cost = 0.5;
+  EXPECT_DOUBLE_EQ(d::pull_penalty_after(p, 800, 1000), 4.0);
+  p.pull_edge_cost = 0;  // no penalty
+  EXPECT_EQ(d::pull_penalty_after(p, 800, 1000), 1.0);
+  p.pull_edge_cost = 1;
+  EXPECT_EQ(d::pull_penalty_after(p, 800, 0), 1.0);
+  p.alpha = 0;  // never pull: no penalty either
+  EXPECT_EQ(d::pull_penalty_after(p, 800, 1000), 1.0);
+
+  p.alpha = 10;
+  p.pull_fixed_edges = 0;
+  d::FrontierInfo l;
+  l.n = 100000;
+  l.frontier_size = 5000;
+  l.previous_frontier_size = 4000;  // growing
+  l.frontier_edges = 300;
+  l.unexplored_edges = 1000;  // 300 > 1000 / 10: pull
+  l.pulling = true;
+  EXPECT_EQ(d::choose_product_kernel(p, l), gbcuda::ProductKernel::Pull);
+  l.pull_penalty = 4;  // 300 <= 1000 * 4 / 10: push, although the last level pulled and it grows
+  EXPECT_NE(d::choose_product_kernel(p, l), gbcuda::ProductKernel::Pull);
+  l.frontier_edges = 500;  // outweighs the penalized pull again
+  EXPECT_EQ(d::choose_product_kernel(p, l), gbcuda::ProductKernel::Pull);
+  l.pulling = false;
+  l.frontier_edges = 300;
+  EXPECT_NE(d::choose_product_kernel(p, l), gbcuda::ProductKernel::Pull);
+  l.pull_penalty = 1;
+  EXPECT_EQ(d::choose_product_kernel(p, l), gbcuda::ProductKernel::Pull);
+  p.pull_fixed_edges = 250;  // starting a pull costs 250 pushed edges: 300 <= 100 + 250
+  EXPECT_NE(d::choose_product_kernel(p, l), gbcuda::ProductKernel::Pull);
+  l.pulling = true;  // a pull under way has paid it
+  EXPECT_EQ(d::choose_product_kernel(p, l), gbcuda::ProductKernel::Pull);
+}

@@ -209,6 +209,37 @@ TEST_P(ProductKernel, HubsBesideShorterRows) {
   }
 }
 
+// Long in-rows that meet the frontier late or never: hub k is joined (both directions) to its
+// own run of L fillers, and the source to the fillers at positions P of those runs, so the pull
+// that finds the hubs scans each hub's in-row up to its first frontier filler. Lanes read
+// pr::kPullLaneSteps in-edges of a row and defer the rest in chunks of pr::kPullChunk: finds just
+// before, at and after both limits, several finds in one row, rows that never find.
+TEST_P(ProductKernel, LongInRowsFoundLateOrNever) {
+  struct Hub {
+    Index length;
+    std::vector<Index> found_at;
+  };
+  const Index L = pr::kPullLaneSteps, C = pr::kPullChunk;
+  const std::vector<Hub> hubs = {
+      {L, {L - 1}},           {L + 1, {L}},      {L + 70, {L + 69}}, {L + 2, {}}, {L + C + 128, {L + C - 1, L + C}},
+      {L + C + 129, {L + C}}, {2 * C + 300, {}}, {20000, {19999}},   {20000, {}}, {10000, {500, 2500, 9000}},
+      {5000, {3000}}};
+  std::vector<Index> rows, cols;
+  auto edge = [&](Index u, Index v) {
+    rows.push_back(u), cols.push_back(v);
+    rows.push_back(v), cols.push_back(u);
+  };
+  Index next = 1 + Index(hubs.size());
+  for (std::size_t k = 0; k < hubs.size(); ++k) {
+    for (Index i = 0; i < hubs[k].length; ++i) edge(Index(k) + 1, next + i);
+    for (Index at : hubs[k].found_at) edge(0, next + at);
+    next += hubs[k].length;
+  }
+  const auto A = gbcuda::Matrix<bool>::from_coo(next, next, rows, cols);
+  check(A, 0, "long in-rows", true);
+  check(A, 0, "long in-rows", false);
+}
+
 // Vertices without in-edges beside reachable ones in every word: a binary tree over the multiples
 // of 3, each 3i + 1 with one out-edge into the tree and no in-edges, each 3i + 2 isolated. A pull
 // retires the first two kinds (marks them visited, level -1) and later pulls skip them.

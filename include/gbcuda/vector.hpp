@@ -35,12 +35,13 @@ namespace detail {
 // (a BFS frontier): the policy then needs neither a pass over the frontier nor the search's
 // history. Valid only for the matrix orientation it names (VectorStore::trace_of).
 struct ProductTrace {
-  Index edges = 0;          // out-edges of the output's entries, along the rows a push would walk
-  Index unexplored = 0;     // edges not yet expanded by the chain of products that led here
-  Index input_size = 0;     // entries of the product's input
-  Index examined = 0;       // edges the product looked at (push: the input's out-edges; pull: scanned)
-  std::int32_t kernel = 0;  // the ProductKernel that ran
-  std::int32_t pulled = 0;  // 1 when that was a pull
+  Index edges = 0;            // out-edges of the output's entries, along the rows a push would walk
+  Index unexplored = 0;       // edges not yet expanded by the chain of products that led here
+  Index input_size = 0;       // entries of the product's input
+  Index examined = 0;         // edges the product looked at (push: the input's out-edges; pull: read)
+  std::int32_t kernel = 0;    // the ProductKernel that ran
+  std::int32_t pulled = 0;    // 1 when that was a pull
+  double pull_penalty = 1.0;  // FrontierInfo::pull_penalty the product chose with
 };
 
 // A CUDA vector's entry count and trace in device memory: written by the kernel that produced

@@ -210,6 +210,7 @@ bool host_pulls(const Vector<TU>& u, const Csr<TA>& push, const PreparedMask& pm
     info.previous_frontier_size = us.trace.input_size;
     info.unexplored_edges = us.trace.unexplored;
     info.pulling = us.trace.pulled != 0;
+    info.pull_penalty = us.trace.pull_penalty;  // the host's pulls do not count their reads: no new penalty
   } else {
     info.frontier_edges = entry_edges(us, push);
     Index allowed = n_out;
@@ -238,6 +239,7 @@ void host_trace(VectorStore<TZ>& t, const Vector<TU>& u, const Csr<TA>& push, bo
   tr.input_size = us.nvals;
   tr.examined = pulled ? examined : in_edges;
   tr.pulled = pulled ? 1 : 0;
+  if (us.trace_of == push.row_ptr.data()) tr.pull_penalty = us.trace.pull_penalty;
   // The host has one pull and one push; its push is none of the GPU's kernels: Auto.
   tr.kernel = static_cast<std::int32_t>(pulled ? ProductKernel::Pull : ProductKernel::Auto);
   t.trace = tr;

@@ -109,7 +109,7 @@ struct WarpAppender {
 struct LevelCounters {
   ull* tail;        // the output's fill count (slots are reserved here)
   ull* next_edges;  // out-edges of the output's entries
-  ull* examined;    // pull: in-edges scanned
+  ull* examined;    // pull: in-edges read (a row's scan stops at its find)
 };
 
 // Block-shared scratch of the push bodies. `count` must be 0 and `big.owner` INT_MAX on entry;
@@ -333,8 +333,46 @@ struct WarpStageAppender {
 // body_queue_smem_bytes() of dynamic shared memory.
 inline constexpr int kPullChains = 2;  // 4 measured slower (register spills at 64 a thread)
 
+// Long in-rows (kPullLaneSteps, kPullChunk: product.hpp).
+inline constexpr int kDeferredChunkBits = 36;
+inline constexpr ull kDeferredChunkMask = (ull(1) << kDeferredChunkBits) - 1;
+
+// The deferred rows of one pull: row i is v[i], its rest starts at in-edge from[i], and its
+// chunks are chunk_base[i], chunk_base[i] + 1, ... The count of rows and of chunks share one
+// word, `packed` (rows << kDeferredChunkBits | chunks), so one atomic reserves both and the
+// chunk bases grow with i. `packed` must be 0 when a pull starts; v null: no deferral.
+struct DeferredRows {
+  int lane_steps = kPullLaneSteps;  // 0: no deferral
+  Vid* v = nullptr;
+  Offset* from = nullptr;
+  ull* chunk_base = nullptr;
+  ull* packed = nullptr;
+};
+
+// Entries a DeferredRows needs for a pull over n rows holding nnz entries: only rows longer than
+// lane_steps are ever deferred.
+__host__ __device__ inline Index deferred_rows_capacity(Index n, Offset nnz, int lane_steps) {
+  const Index longer = Index(nnz / Offset(lane_steps + 1));
+  return (longer < n ? longer : n) + 1;
+}
+
+__device__ __forceinline__ void defer_row(const DeferredRows& d, Vid v, Offset from, Offset end) {
+  const ull chunks = ull(end - from + kPullChunk - 1) / kPullChunk;
+  const ull old = atomicAdd(d.packed, (ull(1) << kDeferredChunkBits) | chunks);
+  const ull i = old >> kDeferredChunkBits;
+  d.v[i] = v;
+  d.from[i] = from;
+  d.chunk_base[i] = old & kDeferredChunkMask;
+}
+
+// `d`: where the rest of a row goes that has not met the frontier within kPullLaneSteps in-edges
+// (see DeferredRows; d.v may be null only when no row is that long). The caller then runs
+// pull_deferred_rows() after a grid barrier when *d.packed is not 0. A target with terms never
+// defers: its search goes on past a false term's find.
 template <class Tgt>
-__device__ void pull_level(const Tgt& t, int lvl, const std::uint32_t* fin, LevelCounters k, Vid* smem, ull* s_sum) {
+__device__ void pull_level(const Tgt& t, int lvl, const std::uint32_t* fin, LevelCounters k, const DeferredRows& d,
+                           Vid* smem, ull* s_sum) {
+  const bool defer = !Tgt::kTerms && d.lane_steps > 0;
   const Index n = t.g.n;
   const Index words = (n + 31) / 32;
   const Index nwarps = grid_threads() / 32;
@@ -351,7 +389,9 @@ __device__ void pull_level(const Tgt& t, int lvl, const std::uint32_t* fin, Leve
   auto pull_words = [&](const Index(&w)[kPullChains], const std::uint32_t(&cand)[kPullChains]) {
     Offset p[kPullChains], e[kPullChains];
     bool found[kPullChains], best[kPullChains];
-    Vid par[kPullChains];  // the find's in-neighbour; -1: a candidate with no in-edges at all
+    // The find's in-neighbour; before a find, -1 for a candidate without in-edges and -2 for a row
+    // cut at lane_steps (its rest is deferred unless the cut part meets the frontier).
+    Vid par[kPullChains];
 #pragma unroll
     for (int c = 0; c < kPullChains; ++c) {
       p[c] = e[c] = 0;
@@ -361,8 +401,12 @@ __device__ void pull_level(const Tgt& t, int lvl, const std::uint32_t* fin, Leve
         const Index v = w[c] * 32 + lane;
         p[c] = t.g.in_ptr[v];
         e[c] = t.g.in_ptr[v + 1];
-        examined += static_cast<ull>(e[c] - p[c]);
         if (p[c] == e[c]) par[c] = -1;
+        if (defer && e[c] - p[c] > d.lane_steps) {  // the rest may wait
+          e[c] = p[c] + d.lane_steps;
+          par[c] = -2;
+        }
+        examined += static_cast<ull>(e[c] - p[c]);  // less what a find leaves unread
       }
     }
     for (;;) {
@@ -384,20 +428,31 @@ __device__ void pull_level(const Tgt& t, int lvl, const std::uint32_t* fin, Leve
             found[c] = true;
             best[c] = h == 2;
           }
+          if (best[c]) examined -= static_cast<ull>(e[c] - p[c] - 1);
           p[c] = best[c] ? e[c] : p[c] + 1;
         } else if (h != 0) {  // any entry ends the search
           found[c] = best[c] = true;
           par[c] = u[c];
+          examined -= static_cast<ull>(e[c] - p[c] - 1);
           p[c] = e[c];
         } else {
           ++p[c];
         }
       }
     }
+    if (defer) {  // the rest of a row cut short without a find waits for pull_deferred_rows()
+#pragma unroll
+      for (int c = 0; c < kPullChains; ++c) {
+        if (!found[c] && par[c] == -2) {
+          const Vid v = Vid(w[c] * 32 + lane);
+          defer_row(d, v, e[c], t.g.in_ptr[v + 1]);
+        }
+      }
+    }
 #pragma unroll
     for (int c = 0; c < kPullChains; ++c) {
       const std::uint32_t m = __ballot_sync(kFullMask, found[c]);
-      const std::uint32_t unreachable = __ballot_sync(kFullMask, par[c] < 0);
+      const std::uint32_t unreachable = __ballot_sync(kFullMask, par[c] == -1);
       if (lane == 0 && w[c] < words) t.pull_commit(w[c], m, unreachable);
       const Vid v = Vid(w[c] * 32 + lane);
       if (found[c]) {  // (the exact degree: the finds of a word are consecutive, their reads coalesce)
@@ -443,6 +498,62 @@ __device__ void pull_level(const Tgt& t, int lvl, const std::uint32_t* fin, Leve
     }
   }
   app.flush();
+  block_add(new_edges, k.next_edges, s_sum);
+  block_add(examined, k.examined, s_sum);
+}
+
+// The rest of the rows pull_level deferred, after a grid barrier (every thread of every block
+// calls it). Chunk c belongs to the last row i with chunk_base[i] <= c; a warp scans a chunk 32
+// in-edges a lane-step, kPullProbes steps in flight, and stops at the first in-edge in the
+// frontier. The first find of a row claims it (the target's claim bitmap: the BFS's visited
+// bits, the product's claimed bits) and writes it out; later chunks of a claimed row are skipped.
+inline constexpr int kPullProbes = 4;
+
+template <class Tgt>
+__device__ void pull_deferred_rows(const Tgt& t, int lvl, const std::uint32_t* fin, LevelCounters k,
+                                   const DeferredRows& d, ull* s_sum) {
+  const ull packed = __ldcg(d.packed);
+  const ull rows = packed >> kDeferredChunkBits, chunks = packed & kDeferredChunkMask;
+  const ull nwarps = ull(grid_threads() / 32);
+  const unsigned lane = lane_id();
+  ull new_edges = 0, examined = 0;
+  for (ull c = ull(global_thread() / 32); c < chunks; c += nwarps) {  // warp-uniform
+    // The row: a 32-way search (lane j probes lo + j * step), chunk_base[lo] <= c < chunk_base[hi].
+    ull lo = 0, hi = rows;
+    while (hi - lo > 1) {
+      const ull step = (hi - lo + 31) / 32, at = lo + lane * step;
+      const unsigned le = __ballot_sync(kFullMask, at < hi && __ldcg(d.chunk_base + at) <= c);
+      lo += ull(31 - __clz(int(le))) * step;  // lane 0 always holds (chunk_base[lo] <= c)
+      hi = min(hi, lo + step);
+    }
+    const Vid v = __ldcg(d.v + lo);
+    if (!t.unclaimed(v)) continue;  // a find in another chunk (a stale line only costs the scan)
+    const Offset begin = __ldcg(d.from + lo) + Offset(c - __ldcg(d.chunk_base + lo)) * kPullChunk;
+    const Offset end = min(t.g.in_ptr[v + 1], begin + kPullChunk);
+    for (Offset q = begin; q < end; q += 32 * kPullProbes) {
+      if (lane == 0) examined += ull(min(end - q, Offset(32 * kPullProbes)));
+      Vid u[kPullProbes];
+#pragma unroll
+      for (int j = 0; j < kPullProbes; ++j) {
+        const Offset at = q + j * 32 + lane;
+        u[j] = at < end ? t.g.in_idx[at] : -1;
+      }
+      Vid hit = -1;
+#pragma unroll
+      for (int j = kPullProbes - 1; j >= 0; --j)
+        if (u[j] >= 0 && t.pull_hit(fin, u[j])) hit = u[j];
+      const unsigned m = __ballot_sync(kFullMask, hit >= 0);
+      if (m == 0) continue;
+      const Vid par = __shfl_sync(kFullMask, hit, __ffs(int(m)) - 1);
+      if (lane == 0 && t.claim_unclaimed(v)) {
+        t.record(v, par, lvl);
+        t.pull_commit_one(v);
+        t.write(atomicAdd(k.tail, 1ull), v, t.pull_payload(par, true));
+        new_edges += static_cast<ull>(t.counted_degree(v));
+      }
+      break;
+    }
+  }
   block_add(new_edges, k.next_edges, s_sum);
   block_add(examined, k.examined, s_sum);
 }
@@ -518,7 +629,7 @@ __device__ void single_block_levels(const Tgt& t, const LevelRule& rule, Control
         records[done] = {c.frontier_size, c.frontier_edges, t0, globaltimer_ns(), int(ProductKernel::SingleBlock), 0};
       const unsigned kept = min(s.count, cap);
       const ull spilled = s.count - kept;  // every append past `cap` went to the output
-      advance(c, kept + spilled, s.sum, false, rule);
+      advance(c, kept + spilled, s.sum, false, 0, rule);
       ++done;
       s.go = c.frontier_size > 0 && spilled == 0 && c.kernel == int(ProductKernel::SingleBlock) && done < max_levels;
       s.kept = kept;

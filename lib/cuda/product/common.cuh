@@ -57,7 +57,8 @@ struct Control {
   ull unexplored_edges;  // nnz minus the out-edges of every frontier expanded so far
   ull next_size;         // the next frontier's tail: kernels reserve queue slots here
   ull next_edges;        // out-edges of the next frontier
-  ull examined;          // pull: in-edges scanned, cumulative
+  ull examined;          // pull: in-edges read, cumulative
+  double pull_penalty;   // FrontierInfo::pull_penalty (0 before the first level: 1)
   int level;             // the level the next expansion produces (1 = the source's neighbours)
   int pulling;           // the last expansion was a pull
   int kernel;            // ProductKernel chosen for the next expansion
@@ -85,6 +86,7 @@ GBCUDA_HD inline int next_kernel(const Control& c, const LevelRule& r) {
   info.unexplored_edges = Index(c.unexplored_edges);
   info.n = r.n;
   info.pulling = c.pulling != 0;
+  info.pull_penalty = c.pull_penalty > 1.0 ? c.pull_penalty : 1.0;
   ProductKernel k = choose_product_kernel(r.policy, info, r.can_pull);
   if (k == ProductKernel::SingleBlock && info.frontier_size > Index(r.caps.single_block_queue))
     k = ProductKernel::QueueBlock;
@@ -93,8 +95,11 @@ GBCUDA_HD inline int next_kernel(const Control& c, const LevelRule& r) {
 
 // Closes a level: the counters of the next frontier become the current ones and the next
 // kernel is chosen. One thread calls it, once every contribution to next_* is complete.
-GBCUDA_HD inline void advance(Control& c, ull next_size, ull next_edges, bool was_pull, const LevelRule& r) {
+// `examined`: a pull's in-edges read (for its penalty; anything for a push).
+GBCUDA_HD inline void advance(Control& c, ull next_size, ull next_edges, bool was_pull, ull examined,
+                              const LevelRule& r) {
   c.unexplored_edges = c.unexplored_edges > c.frontier_edges ? c.unexplored_edges - c.frontier_edges : 0;
+  if (was_pull) c.pull_penalty = pull_penalty_after(r.policy, Index(examined), Index(c.unexplored_edges));
   c.prev_size = c.frontier_size;
   c.frontier_size = next_size;
   c.frontier_edges = next_edges;
@@ -498,6 +503,7 @@ __device__ inline Control load_control(const Control* p) {
   c.next_size = v->next_size;
   c.next_edges = v->next_edges;
   c.examined = v->examined;
+  c.pull_penalty = v->pull_penalty;
   c.level = v->level;
   c.pulling = v->pulling;
   c.kernel = v->kernel;

@@ -37,7 +37,7 @@ namespace {
 namespace cg = cooperative_groups;
 
 struct LevelSlot {
-  ull next_size, next_edges, examined, pad;
+  ull next_size, next_edges, examined, deferred;  // deferred: the pull's DeferredRows::packed
 };
 
 struct FusedArgs {
@@ -47,6 +47,7 @@ struct FusedArgs {
   Vid* queues[2] = {nullptr, nullptr};
   std::uint32_t* bitmaps[2] = {nullptr, nullptr};  // null without in-edges
   LevelSlot* slots = nullptr;                      // 3, zeroed before each launch
+  DeferredRows deferred;                           // the pull's long rows (packed: per slot)
   LevelRecord* records = nullptr;                  // max_levels entries, or null
   int max_levels = 0;
   bool blind_claims_ok = false;  // blind_claims_allowed() for the visited bitmap
@@ -123,7 +124,7 @@ __global__ void __launch_bounds__(kThreads, 1) fused_kernel(FusedArgs a) {
     ull t0 = 0;
     if (blockIdx.x == 0 && threadIdx.x == 0) {
       LevelSlot* z = a.slots + (it + 1) % 3;
-      z->next_size = z->next_edges = z->examined = 0;
+      z->next_size = z->next_edges = z->examined = z->deferred = 0;
       t0 = globaltimer_ns();
     }
     const LevelCounters k{&slot->next_size, &slot->next_edges, &slot->examined};
@@ -159,19 +160,29 @@ __global__ void __launch_bounds__(kThreads, 1) fused_kernel(FusedArgs a) {
           grid.sync();
         }
         t.fout = a.bitmaps[1 - bm];
-        pull_level(t, c.level, fin, k, smem, &s_sum);
+        DeferredRows d = a.deferred;
+        d.packed = &slot->deferred;
+        pull_level(t, c.level, fin, k, d, smem, &s_sum);
         bm = 1 - bm;
       } else {
         grid_push_level<true>(t, c.level, in, size, Index(c.frontier_edges), kind, k, smem, ps, fs);
       }
-      grid.sync();
+      // The level ends at this barrier, or a pull that deferred rows searches them first. (One
+      // barrier call site: a second one here spilled registers in every body.)
+      for (bool rest = kind == ProductKernel::Pull;; rest = false) {
+        grid.sync();
+        if (!rest || __ldcg(&slot->deferred) == 0) break;
+        DeferredRows d = a.deferred;
+        d.packed = &slot->deferred;
+        pull_deferred_rows(t, c.level, a.bitmaps[1 - bm], k, d, &s_sum);
+      }
       if (threadIdx.x == 0) {
         const ull ns = __ldcg(&slot->next_size), ne = __ldcg(&slot->next_edges), ex = __ldcg(&slot->examined);
         if (blockIdx.x == 0 && a.records)
           a.records[recorded] = {
               c.frontier_size, kind == ProductKernel::Pull ? ex : c.frontier_edges, t0, globaltimer_ns(), c.kernel, 0};
         s_c.examined += ex;
-        advance(s_c, ns, ne, kind == ProductKernel::Pull, a.rule);
+        advance(s_c, ns, ne, kind == ProductKernel::Pull, ex, a.rule);
       }
     }
     cur = 1 - cur;
@@ -329,6 +340,10 @@ TailStatus fused_search(const Graph& g, Index source, bool parents, const Produc
   Array<LevelSlot> slots(3, Backend::Cuda);
   Array<LevelRecord> records(collect_stats ? kRecordCapacity : 0, Backend::Cuda);
   Array<TailState> tail_state(tail ? 1 : 0, Backend::Cuda);
+  const auto deferred_cap = std::size_t(g.in_ptr ? deferred_rows_capacity(n, g.nnz, kPullLaneSteps) : 0);
+  Array<Vid> deferred_v(deferred_cap, Backend::Cuda);
+  Array<Offset> deferred_from(deferred_cap, Backend::Cuda);
+  Array<ull> deferred_base(deferred_cap, Backend::Cuda);
 
   FusedArgs a;
   a.t.g = g;
@@ -347,6 +362,7 @@ TailStatus fused_search(const Graph& g, Index source, bool parents, const Produc
   a.max_levels = collect_stats ? kRecordCapacity : INT_MAX;
   a.blind_claims_ok = blind_claims_allowed(n);
   a.tail = tail ? tail_state.data() : nullptr;
+  a.deferred = {kPullLaneSteps, deferred_v.data(), deferred_from.data(), deferred_base.data(), nullptr};
 
   Control h{};
   auto fetch_control = [&] { copy_bytes(&h, Backend::Host, ctl.data(), Backend::Cuda, sizeof(Control)); };

@@ -45,7 +45,7 @@ struct Counters {
   ull list_size;   // entries in `list` (true entries for LorLand)
   ull false_size;  // LorLand: entries in `list_false`
   ull edges;       // out-edges of u's entries
-  ull pad;
+  ull deferred;    // the pull's DeferredRows::packed
 };
 
 template <class Z, OutValue K>
@@ -73,6 +73,7 @@ struct ProductArgs {
   Vid* list = nullptr;             // u_n: u's entries as a list (true ones for LorLand)
   Vid* list_false = nullptr;       // LorLand: u's false entries
   Counters* counters = nullptr;
+  DeferredRows deferred;       // the pull's long rows (v null: none deferred)
   DeviceTally* out = nullptr;  // the output's count and trace
 };
 
@@ -118,7 +119,7 @@ __global__ void __launch_bounds__(kThreads, 1) product_kernel(ProductArgs<Z, K> 
     ps.count = 0;
     ps.big.owner = INT_MAX;
   }
-  if (a.can_push)
+  if (a.can_push || a.deferred.v)  // the push's claims, or the claims of deferred rows' finds
     for (Index w = global_thread(); w < out_words; w += grid_threads()) a.t.claimed[w] = 0;
   if (a.can_pull && u_sparse) {
     for (Index w = global_thread(); w < in_words; w += grid_threads()) {
@@ -178,6 +179,12 @@ __global__ void __launch_bounds__(kThreads, 1) product_kernel(ProductArgs<Z, K> 
     info.previous_frontier_size = Index(__ldcg(reinterpret_cast<const ull*>(&a.u_tally->trace.input_size)));
     info.unexplored_edges = Index(__ldcg(reinterpret_cast<const ull*>(&a.u_tally->trace.unexplored)));
     info.pulling = __ldcg(&a.u_tally->trace.pulled) != 0;
+    // u's own pull sets the penalty (see pull_penalty_after); else the one u was made with.
+    info.pull_penalty =
+        info.pulling
+            ? pull_penalty_after(a.policy, Index(__ldcg(reinterpret_cast<const ull*>(&a.u_tally->trace.examined))),
+                                 info.unexplored_edges)
+            : __ldcg(&a.u_tally->trace.pull_penalty);
   } else {  // estimate: the edges into the outputs the mask allows, pro rata
     info.frontier_edges = need_edges ? Index(__ldcg(&a.counters->edges)) : 0;
     Index allowed = g.n;
@@ -197,6 +204,7 @@ __global__ void __launch_bounds__(kThreads, 1) product_kernel(ProductArgs<Z, K> 
     a.out->trace.unexplored = max(Index(0), info.unexplored_edges - info.frontier_edges);
     a.out->trace.kernel = int(kind);
     a.out->trace.pulled = pull ? 1 : 0;
+    a.out->trace.pull_penalty = info.pull_penalty;
     if (!pull) a.out->trace.examined = info.frontier_edges;
   }
   const LevelCounters k{reinterpret_cast<ull*>(&a.out->nvals), reinterpret_cast<ull*>(&a.out->trace.edges),
@@ -220,7 +228,12 @@ __global__ void __launch_bounds__(kThreads, 1) product_kernel(ProductArgs<Z, K> 
     Tgt t = a.t;
     t.term = false;  // the pull writes each entry's own term
     if constexpr (kTerms) t.ftrue = a.ftrue;
-    pull_level(t, 0, a.fin, k, smem, &s_sum);
+    DeferredRows d = a.deferred;
+    d.packed = &a.counters->deferred;
+    pull_level(t, 0, a.fin, k, d, smem, &s_sum);
+    if (!d.v) return;
+    grid.sync();
+    if (__ldcg(d.packed) != 0) pull_deferred_rows(t, 0, a.fin, k, d, &s_sum);
     return;
   }
   const bool own_list = !u_sparse || kTerms;
@@ -381,6 +394,12 @@ void bool_product(VectorStore<typename S::value_type>& t, const MaskView& m, con
   a.counters = scratch.take<Counters>(1);
   if (u.form != VectorForm::Sparse || K == OutValue::Term)
     a.list = scratch.take<Vid>(static_cast<std::size_t>(std::max<Index>(n_in, 1)));
+  if (K != OutValue::Term && can_pull && call.pull.nnz > a.deferred.lane_steps) {  // else no row is long
+    const auto cap = static_cast<std::size_t>(deferred_rows_capacity(n_out, call.pull.nnz, a.deferred.lane_steps));
+    a.deferred.v = scratch.take<Vid>(cap);
+    a.deferred.from = scratch.take<Offset>(cap);
+    a.deferred.chunk_base = scratch.take<ull>(cap);
+  }
   if constexpr (K == OutValue::Term) {
     a.ftrue = scratch.take<std::uint32_t>(std::max<std::size_t>(in_words, 1));
     a.list_false = scratch.take<Vid>(static_cast<std::size_t>(std::max<Index>(n_in, 1)));

@@ -66,6 +66,8 @@ struct FusedTarget {
     fout[w] = found;
     if (found | unreachable) visited[w] = __ldcg(visited + w) | found | unreachable;
   }
+  // A deferred row's find (pull_deferred_rows), claimed in `visited` after the commits above.
+  __device__ void pull_commit_one(Vid v) const { atomicOr(fout + (v >> 5), 1u << (v & 31)); }
 };
 
 enum class OutValue { One, Term, Index };
@@ -120,6 +122,7 @@ struct ProductTarget {
     else return true_term ? 1 : 0;
   }
   __device__ void pull_commit(Index, std::uint32_t, std::uint32_t) const {}
+  __device__ void pull_commit_one(Vid) const {}
 };
 
 }  // namespace gbcuda::detail::cuda::product
