@@ -1319,6 +1319,22 @@ TEST_F(IoTest, BadCompressedDataIsRefused) {
   EXPECT_THROW(gbcuda::read_binary_graph<double>(gbc_named), Error);
 }
 
+// An xz stream whose header asks for a 4 GiB dictionary (a few bytes could make the reader
+// allocate that much) is refused with a message, not decoded: the header of a real stream with
+// its LZMA2 dictionary byte set to the largest code, and the block header's CRC32 made right.
+TEST_F(IoTest, XzStreamAskingForAHugeDictionaryIsRefused) {
+  std::string xz = pack("0 1\n1 2\n", Packer::Xz);
+  const std::size_t block = 12;  // the stream header's size; the block header follows
+  const std::size_t header_size = (static_cast<unsigned char>(xz[block]) + 1u) * 4u;
+  const std::size_t lzma2 = xz.find("\x21\x01", block);  // filter id LZMA2, one property byte
+  ASSERT_LT(lzma2 + 2, block + header_size - 4);
+  xz[lzma2 + 2] = 40;  // dictionary 4 GiB - 1
+  const std::uint32_t crc = lzma_crc32(reinterpret_cast<const uint8_t*>(xz.data() + block), header_size - 4, 0);
+  for (int k = 0; k < 4; ++k) xz[block + header_size - 4 + k] = static_cast<char>((crc >> (8 * k)) & 0xffu);
+  const std::string path = write("huge-dictionary.txt.xz", xz);
+  expect_error(path, FileFormat::Auto, Status::ParseError, {path + ": ", "MiB to decompress"});
+}
+
 TEST_F(IoTest, CompressedBytesInMemory) {
   // The fuzz target's entry decompresses as files do.
   const std::string text = file_bytes(sample_path("karate.mtx"));

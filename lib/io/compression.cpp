@@ -204,11 +204,15 @@ class Bzip2Decoder final : public DecoderBase {
   bool next_stream_ = false;  // at the start of a stream after the first
 };
 
-// xz: liblzma decodes concatenated streams (and their padding) itself (LZMA_CONCATENATED).
+// xz: liblzma decodes concatenated streams (and their padding) itself (LZMA_CONCATENATED). The
+// decoder's memory is capped: a stream's header names its dictionary size, and a few crafted
+// bytes could otherwise ask for gigabytes. xz -9 (--extreme too) needs 65 MiB.
+constexpr std::uint64_t kXzMemoryLimit = std::uint64_t(512) << 20;
+
 class XzDecoder final : public DecoderBase {
  public:
   explicit XzDecoder(const std::string& path) : DecoderBase(Compression::Xz, path) {
-    const lzma_ret r = lzma_stream_decoder(&s_, UINT64_MAX, LZMA_CONCATENATED);
+    const lzma_ret r = lzma_stream_decoder(&s_, kXzMemoryLimit, LZMA_CONCATENATED);
     if (r == LZMA_MEM_ERROR) out_of_memory();
     if (r != LZMA_OK) corrupt("lzma_stream_decoder failed");
   }
@@ -240,6 +244,9 @@ class XzDecoder final : public DecoderBase {
           if (*out_size == 0) return false;
           truncated();
         case LZMA_MEM_ERROR: out_of_memory();
+        case LZMA_MEMLIMIT_ERROR:
+          corrupt("the stream needs more than " + std::to_string(kXzMemoryLimit >> 20) +
+                  " MiB to decompress (a dictionary larger than any xz preset's)");
         case LZMA_FORMAT_ERROR: corrupt("not xz data");
         case LZMA_OPTIONS_ERROR: corrupt("unsupported options");
         case LZMA_DATA_ERROR: corrupt("bad data");
