@@ -52,9 +52,7 @@ struct Options {
   std::string device = "auto";
   std::string direction = "auto";
   std::string kernel = "auto";
-  std::string format = "auto";
-  int index_base = 0;
-  std::string header = "auto";  // edge lists: is a first line "N M" a header (ReadOptions::HeaderLine)
+  gbcuda_cli::ReaderFlags read;
   bool transpose = false;
   bool symmetrize = false;
   std::string levels_file;
@@ -371,20 +369,7 @@ void build_cli(CLI::App& app, Options& o) {
                  "level, on the GPU in one fused kernel; 'algebra' runs the BFS written with public calls\n"
                  "(vxm, nvals, assign per level); '--kernel list' prints the names (default auto)")
       ->type_name("NAME|algebra|list");
-  app.add_option("--format", o.format, "Input format (default auto: detected from the content and the name)")
-      ->type_name("auto|mtx|headerless|rodinia|edgelist|gbc|metis|dimacs")
-      ->check(CLI::IsMember({"auto", "mtx", "headerless", "rodinia", "edgelist", "gbc", "metis", "dimacs"})
-                  .description(""));
-  app.add_option("--index-base", o.index_base,
-                 "Edge lists: the first vertex id, 0 or 1 (default 0; with 1, an id 0 is an error)")
-      ->type_name("0|1")
-      ->check(CLI::IsMember({0, 1}).description(""));
-  app.add_option("--header", o.header,
-                 "Edge lists: whether a first line \"N M\" (two integers) is a header line, N vertices and M\n"
-                 "edges, or an edge: yes, no, or auto: a header when exactly M edge lines follow and their ids\n"
-                 "fit in N, with a warning (default auto; see Formats below)")
-      ->type_name("auto|yes|no")
-      ->check(CLI::IsMember({"auto", "yes", "no"}).description(""));
+  gbcuda_cli::add_reader_flags(app, o.read);
   auto* transpose = app.add_flag("--transpose", o.transpose, "Search the transpose: edges j -> i");
   auto* symmetrize = app.add_flag("--symmetrize", o.symmetrize, "Search A + A' (every edge in both directions)");
   transpose->excludes(symmetrize);
@@ -525,20 +510,18 @@ Graph load(const Options& o, const std::string& file, bool file_given, gbcuda::B
   g.generated = file_given && gbcuda::is_graph_spec(file);
   gbcuda::ReadOptions ropt;
   if (g.generated) {
-    if (o.format != "auto")
-      throw UsageError{fmt::format("--format {} does not apply to the generated graph {}", o.format, file)};
-    if (o.index_base != 0) throw UsageError{fmt::format("--index-base does not apply to the generated graph {}", file)};
-    if (o.header != "auto") throw UsageError{fmt::format("--header does not apply to the generated graph {}", file)};
+    if (o.read.format != "auto")
+      throw UsageError{fmt::format("--format {} does not apply to the generated graph {}", o.read.format, file)};
+    if (o.read.index_base != 0)
+      throw UsageError{fmt::format("--index-base does not apply to the generated graph {}", file)};
+    if (o.read.header != "auto")
+      throw UsageError{fmt::format("--header does not apply to the generated graph {}", file)};
     if (o.verbose)
       fmt::print(stderr, "bfs_spmv: generating {} on {}\n", gbcuda::parse_graph_spec(file).text(),
                  gbcuda::to_string(backend));
   } else {
-    ropt.format = gbcuda::parse_format(o.format);
+    ropt = gbcuda_cli::reader_options(o.read);
     ropt.rodinia_source = &g.rodinia_source;
-    ropt.index_base = o.index_base;
-    ropt.edge_list_header = o.header == "yes"  ? gbcuda::ReadOptions::HeaderLine::Yes
-                            : o.header == "no" ? gbcuda::ReadOptions::HeaderLine::No
-                                               : gbcuda::ReadOptions::HeaderLine::Auto;
     ropt.report = &g.read_report;
     ropt.on_warning = [](const std::string& w) { fmt::print(stderr, "bfs_spmv: warning: {}\n", w); };
     if (o.verbose) fmt::print(stderr, "bfs_spmv: reading {}\n", file);

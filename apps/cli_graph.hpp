@@ -6,6 +6,8 @@
 #include <string>
 #include <utility>
 
+#include <CLI/CLI.hpp>
+
 #include "gbcuda/generators.hpp"
 #include "gbcuda/io.hpp"
 #include "gbcuda/matrix.hpp"
@@ -13,6 +15,44 @@
 #include "gbcuda/types.hpp"
 
 namespace gbcuda_cli {
+
+// The reader flags of the command-line programs: how a graph FILE is read (generated graphs
+// ignore them). One declaration, so that every program documents and checks them alike.
+struct ReaderFlags {
+  std::string format = "auto";
+  int index_base = 0;
+  std::string header = "auto";  // edge lists: is a first line "N M" a header (ReadOptions::HeaderLine)
+  bool given() const { return format != "auto" || index_base != 0 || header != "auto"; }
+};
+
+inline void add_reader_flags(CLI::App& app, ReaderFlags& f) {
+  app.add_option("--format", f.format, "Input format (default auto: detected from the content and the name)")
+      ->type_name("auto|mtx|headerless|rodinia|edgelist|gbc|metis|dimacs")
+      ->check(CLI::IsMember({"auto", "mtx", "headerless", "rodinia", "edgelist", "gbc", "metis", "dimacs"})
+                  .description(""));
+  app.add_option("--index-base", f.index_base,
+                 "Edge lists: the first vertex id, 0 or 1 (default 0; with 1, an id 0 is an error)")
+      ->type_name("0|1")
+      ->check(CLI::IsMember({0, 1}).description(""));
+  app.add_option("--header", f.header,
+                 "Edge lists: whether a first line \"N M\" (two integers) is a header line, N vertices and M\n"
+                 "edges, or an edge: yes, no, or auto: a header when exactly M edge lines follow and their ids\n"
+                 "fit in N, with a warning (default auto)")
+      ->type_name("auto|yes|no")
+      ->check(CLI::IsMember({"auto", "yes", "no"}).description(""));
+}
+
+// The ReadOptions the flags ask for (format, index base, header line); the caller adds its
+// report, warnings and the like.
+inline gbcuda::ReadOptions reader_options(const ReaderFlags& f) {
+  gbcuda::ReadOptions r;
+  r.format = gbcuda::parse_format(f.format);
+  r.index_base = f.index_base;
+  r.edge_list_header = f.header == "yes"  ? gbcuda::ReadOptions::HeaderLine::Yes
+                       : f.header == "no" ? gbcuda::ReadOptions::HeaderLine::No
+                                          : gbcuda::ReadOptions::HeaderLine::Auto;
+  return r;
+}
 
 struct LoadedGraph {
   gbcuda::Matrix<bool> matrix;

@@ -56,6 +56,7 @@ struct Options {
   bool no_latency = false;
   std::uint64_t seed = 1;
   Index tc_max_entries = Index(1) << 26;
+  gbcuda_cli::ReaderFlags read;  // how GRAPH files are read
 };
 
 struct Row {
@@ -290,7 +291,9 @@ void Bench::spmv(const std::string& graph, const gbcuda::Matrix<bool>& G, const 
 
 void Bench::run_graph(const std::string& name) {
   fmt::print(stderr, "algebra_bench: loading {}\n", name);
-  gbcuda::Matrix<bool> G = gbcuda_cli::load_graph(name, device_).matrix;
+  const gbcuda::ReadOptions read =
+      gbcuda::is_graph_spec(name) ? gbcuda::ReadOptions{} : gbcuda_cli::reader_options(o_.read);
+  gbcuda::Matrix<bool> G = gbcuda_cli::load_graph(name, device_, read).matrix;
   if (G.nrows() != G.ncols() || G.nrows() == 0)
     throw gbcuda_cli::UsageError{fmt::format("{}: need a non-empty square matrix", name)};
   if (!G.is_symmetric_structure() && (wants("cc") || wants("tc")))
@@ -497,6 +500,7 @@ int main(int argc, char** argv) {
   app.add_flag("--no-host", o.no_host, "Leave out the gbcuda host backend when gbcuda runs on the GPU");
   app.add_flag("--no-latency", o.no_latency, "Leave out the small-operation latencies");
   app.add_option("--seed", o.seed, "Seed of the edge weights (default 1)");
+  gbcuda_cli::add_reader_flags(app, o.read);  // GRAPH files only
   app.footer(
       "Times: the median and minimum of --repeat runs after --warmup; gbcuda on the GPU and cuSPARSE with CUDA events "
       "on the library stream, the CPU runs with a steady clock (GraphBLAS: its loop only, the matrix imported "

@@ -115,6 +115,8 @@ struct Options {
   int warmup = 2;
   std::string device = "auto";
   std::string json_file;
+  gbcuda_cli::ReaderFlags read;  // how GRAPH files are read (the preset's real files say their own)
+  bool symmetrize = false;       // GRAPH files: search A + A'
   std::string preset;
   bool no_graphblas = false;
   bool no_host = false;
@@ -565,6 +567,10 @@ bool Bench::load(GraphRun& run, const GraphInput& in, std::size_t index, std::si
       A = in.symmetrize ? loaded.matrix.symmetrized() : std::move(loaded.matrix);
     } else {  // the baselines and the checks work in the file's original ids
       A = gbcuda::relabel(loaded.matrix, loaded.relabelling.inverse());
+      if (in.symmetrize) {  // the saved ordering then holds for A + A' too (orderings look at it)
+        A = A.symmetrized();
+        loaded.matrix = loaded.matrix.symmetrized();
+      }
       run.saved = gbcuda::RelabelledGraph<bool>{std::move(loaded.matrix), std::move(loaded.relabelling)};
     }
     if (A.nrows() != A.ncols())
@@ -979,6 +985,8 @@ void build_cli(CLI::App& app, Options& o) {
       ->type_name("auto|cuda|host")
       ->check(CLI::IsMember({"auto", "cuda", "host"}).description(""));
   app.add_option("--json", o.json_file, "Write every number to FILE (whole or not at all)")->type_name("FILE");
+  gbcuda_cli::add_reader_flags(app, o.read);
+  app.add_flag("--symmetrize", o.symmetrize, "GRAPH files: search A + A' (every edge in both directions)");
   app.add_flag("--no-graphblas", o.no_graphblas, "Leave out the SuiteSparse:GraphBLAS baseline");
   app.add_flag("--no-host", o.no_host, "Leave out the gbcuda host-backend baseline");
   app.add_flag("--no-barrier-free-tail", o.no_barrier_free_tail,
@@ -1179,7 +1187,17 @@ int run(const Options& o, const std::string& command_line) {
                       g)};
   }
   std::vector<GraphInput> inputs;
-  for (const std::string& g : graphs) inputs.push_back({g, g, {}, false, {}});
+  for (const std::string& g : graphs) {
+    if (gbcuda::is_graph_spec(g)) {
+      inputs.push_back({g, g, {}, false, {}});
+    } else {  // as the flags say; read_as (in the JSON) only when they say something
+      const bool told = o.read.given() || o.symmetrize;
+      inputs.push_back({g, g, gbcuda_cli::reader_options(o.read), o.symmetrize,
+                        told ? fmt::format("{}, {}-based, header {}{}", o.read.format, o.read.index_base, o.read.header,
+                                           o.symmetrize ? ", symmetrized (A + A')" : "")
+                             : std::string()});
+    }
+  }
   if (o.preset == "real" || o.preset == "real-small") {
     const std::vector<GraphInput> files = real_files();
     inputs.insert(inputs.end(), files.begin(), files.end());

@@ -380,11 +380,39 @@ def main():
             c.check(out.strip() == "", f"{name}: nothing on stdout", out[:300])
             c.check(not os.path.exists(bad_json), f"{name}: no JSON written")
 
+        # 1c. The reader flags on a GRAPH file: a 1-based edge list stored once per edge, with an
+        # "N M" header line (the path 1-2-3-4-5), read as it says and searched as A + A'.
+        path5 = os.path.join(tmp, "path5.txt")
+        with open(path5, "w", encoding="ascii") as f:
+            f.write("5 4\n1 2\n2 3\n3 4\n4 5\n")
+        out_flags = os.path.join(tmp, "flags.json")
+        rc, out, err, _ = c.run_timed([path5, "--index-base", "1", "--header", "yes", "--symmetrize", "--device", "host",
+                                       "--repeat", "1", "--warmup", "0", "--no-graphblas", "--json", out_flags])
+        if c.check(rc == 0, "reader flags: exit 0", err[-800:]):
+            j = load_json(c, out_flags, "reader flags")
+            if j:
+                g = j["graphs"][0]
+                c.check(g.get("vertices") == 5 and g.get("entries") == 8, "reader flags: 5 vertices, 8 entries (A + A')",
+                        str(g))
+                c.check(g.get("read_as") == "auto, 1-based, header yes, symmetrized (A + A')",
+                        "reader flags: the JSON says how the file was read", str(g.get("read_as")))
+                case = j["cases"][0]
+                c.check(case.get("reached") == 5 and case.get("validated"), "reader flags: the BFS reaches all 5",
+                        str(case))
+        rc, out, err, _ = c.run_timed([path5, "--index-base", "1", "--header", "no", "--device", "host", "--repeat", "1",
+                                       "--warmup", "0", "--no-graphblas", "--json", out_flags])
+        if c.check(rc == 0, "reader flags, --header no: exit 0", err[-800:]):
+            j = load_json(c, out_flags, "reader flags, --header no")
+            if j:
+                c.check(j["graphs"][0].get("entries") == 5, "--header no: the first line is an edge (5 entries)",
+                        str(j["graphs"][0]))
+
         rc, out, err, _ = c.run_timed(["--help"])
         if c.check(rc == 0, "--help: exit 0"):
             for opt in ["--reorder", "--kernels", "--sources", "--seed", "--repeat", "--warmup", "--device", "--json", "--preset",
                         "--no-graphblas", "--no-host", "--host-max-entries", "--timeout-per-case", "real-small",
-                        "scripts/real-graphs.sh", "GBCUDA_GRAPH_DIR"]:
+                        "scripts/real-graphs.sh", "GBCUDA_GRAPH_DIR", "--format", "--index-base", "--header",
+                        "--symmetrize"]:
                 c.check(opt in out, f"--help mentions {opt}")
 
         # --kernels list: the library's kernels, algebra, and (in a CUDA build) the seed kernels.
