@@ -89,40 +89,6 @@ struct Edge {
   std::uint32_t u, v;
 };
 
-// Graph500 Kronecker (R-MAT) with A=.57, B=C=.19, D=.05: edge k picks one quadrant per bit
-// level from 16 random bits (four levels per 64-bit draw) compared with fixed integer
-// thresholds (probabilities off by less than 2^-16). Endpoints are then relabelled by the
-// permutation.
-struct KronEdges {
-  int scale = 0;
-  std::uint64_t key = 0;
-  Permutation perm;
-
-  static constexpr std::uint32_t kA = static_cast<std::uint32_t>(0.57 * 65536.0);
-  static constexpr std::uint32_t kAB = static_cast<std::uint32_t>(0.76 * 65536.0);
-  static constexpr std::uint32_t kABC = static_cast<std::uint32_t>(0.95 * 65536.0);
-
-  KronEdges(int s, std::uint64_t seed)
-      : scale(s), key(stream_key(seed, kKronLevels)), perm(Permutation::make(s, seed)) {}
-
-  GBCUDA_HD Edge operator()(std::uint64_t k) const {
-    std::uint32_t u = 0, v = 0;
-    const std::uint64_t base = k * 8;  // scale <= 30: at most 8 draws per edge
-    std::uint64_t bits = 0;
-    for (int level = 0; level < scale; ++level) {
-      if ((level & 3) == 0) bits = draw(key, base + static_cast<std::uint64_t>(level / 4));
-      const std::uint32_t r = static_cast<std::uint32_t>(bits & 0xffff);
-      bits >>= 16;
-      // Quadrant A [0, kA), B [kA, kAB), C [kAB, kABC), D [kABC, 2^16); without branches.
-      const std::uint32_t row_bit = r >= kAB;                                           // C, D
-      const std::uint32_t col_bit = std::uint32_t(r >= kA) ^ (r >= kAB) ^ (r >= kABC);  // B, D
-      u = (u << 1) | row_bit;
-      v = (v << 1) | col_bit;
-    }
-    return {static_cast<std::uint32_t>(perm(u)), static_cast<std::uint32_t>(perm(v))};
-  }
-};
-
 // Uniform random endpoints in [0, 2^scale): the high and low 32 bits of one draw.
 struct UrandEdges {
   int scale = 0;
@@ -137,21 +103,34 @@ struct UrandEdges {
   }
 };
 
-// R-MAT with given quadrant thresholds (16-bit fixed point, as KronEdges), directed: edge k is
-// u -> v, never mirrored. Endpoints are relabelled by the permutation.
+// R-MAT: edge k picks one quadrant per bit level from 16 random bits (four levels per 64-bit
+// draw) compared with cumulative integer thresholds out of 2^16 (probabilities off by less than
+// 2^-16), without branches; endpoints are then relabelled by the permutation. Directed: edge k is
+// u -> v (kron symmetrizes afterwards).
 struct RMatEdges {
   int scale = 0;
   std::uint64_t key = 0;
   std::uint32_t a = 0, ab = 0, abc = 0;  // cumulative thresholds of quadrants A, B, C out of 2^16
   Permutation perm;
 
-  RMatEdges(const GraphSpec& spec, std::uint64_t seed)
-      : scale(spec.scale),
-        key(stream_key(seed, kRMatLevels)),
-        a(threshold16(spec.rmat_a)),
-        ab(threshold16(spec.rmat_a + spec.rmat_b)),
-        abc(threshold16(spec.rmat_a + spec.rmat_b + spec.rmat_c)),
-        perm(Permutation::make(spec.scale, seed)) {}
+  // Graph500 Kronecker: A=.57, B=C=.19, D=.05 (thresholds truncated, its own random stream).
+  static RMatEdges kron(int s, std::uint64_t seed) {
+    return {s,
+            stream_key(seed, kKronLevels),
+            static_cast<std::uint32_t>(0.57 * 65536.0),
+            static_cast<std::uint32_t>(0.76 * 65536.0),
+            static_cast<std::uint32_t>(0.95 * 65536.0),
+            Permutation::make(s, seed)};
+  }
+  // rmat:S:E:A:B:C (thresholds rounded).
+  static RMatEdges rmat(const GraphSpec& spec, std::uint64_t seed) {
+    return {spec.scale,
+            stream_key(seed, kRMatLevels),
+            threshold16(spec.rmat_a),
+            threshold16(spec.rmat_a + spec.rmat_b),
+            threshold16(spec.rmat_a + spec.rmat_b + spec.rmat_c),
+            Permutation::make(spec.scale, seed)};
+  }
 
   // p in [0, 1] -> round(p * 2^16), the one floating-point step, taken once on the host.
   static std::uint32_t threshold16(double p) {

@@ -454,14 +454,16 @@ Matrix<bool> generate_graph(const GraphSpec& given, Backend where, std::uint64_t
   Csr<bool> c;
   switch (spec.kind) {
     case GraphSpec::Kind::Kron:
-      c = csr_from_draws(spec, gen::KronEdges(spec.scale, seed), spec.edges_drawn(), true);
+      c = csr_from_draws(spec, gen::RMatEdges::kron(spec.scale, seed), spec.edges_drawn(), true);
       break;
     case GraphSpec::Kind::Urand:
       c = csr_from_draws(spec, gen::UrandEdges(spec.scale, seed), spec.edges_drawn(), true);
       break;
     case GraphSpec::Kind::Grid: c = grid_host(spec); break;
     case GraphSpec::Kind::RandOut: c = randout_host(spec, seed); break;
-    case GraphSpec::Kind::RMat: c = csr_from_draws(spec, gen::RMatEdges(spec, seed), spec.edges_drawn(), false); break;
+    case GraphSpec::Kind::RMat:
+      c = csr_from_draws(spec, gen::RMatEdges::rmat(spec, seed), spec.edges_drawn(), false);
+      break;
     case GraphSpec::Kind::PowerLaw:
       c = csr_from_draws(spec, gen::PowerLawEdges(spec, gen::id_bits(spec.vertices), seed), spec.edges_drawn(), false);
       break;

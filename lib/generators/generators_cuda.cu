@@ -222,13 +222,15 @@ Csr<bool> randout_cuda(const GraphSpec& spec, std::uint64_t seed) {
 Matrix<bool> generate_cuda(const GraphSpec& spec, std::uint64_t seed) {
   Csr<bool> c;
   switch (spec.kind) {
-    case GraphSpec::Kind::Kron: c = csr_from_draws(spec, KronEdges(spec.scale, seed), spec.edges_drawn(), true); break;
+    case GraphSpec::Kind::Kron:
+      c = csr_from_draws(spec, RMatEdges::kron(spec.scale, seed), spec.edges_drawn(), true);
+      break;
     case GraphSpec::Kind::Urand:
       c = csr_from_draws(spec, UrandEdges(spec.scale, seed), spec.edges_drawn(), true);
       break;
     case GraphSpec::Kind::Grid: c = grid_cuda(spec); break;
     case GraphSpec::Kind::RandOut: c = randout_cuda(spec, seed); break;
-    case GraphSpec::Kind::RMat: c = csr_from_draws(spec, RMatEdges(spec, seed), spec.edges_drawn(), false); break;
+    case GraphSpec::Kind::RMat: c = csr_from_draws(spec, RMatEdges::rmat(spec, seed), spec.edges_drawn(), false); break;
     case GraphSpec::Kind::PowerLaw:
       c = csr_from_draws(spec, PowerLawEdges(spec, id_bits(spec.vertices), seed), spec.edges_drawn(), false);
       break;
