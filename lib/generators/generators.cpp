@@ -362,6 +362,14 @@ GraphSpec parse_graph_spec(const std::string& text) {
     case GraphSpec::Kind::Web: fields(1, 1, "one number"); break;
     default: fields(2, 2, "two numbers"); break;
   }
+  // randout:N:D and powerlaw:N:D[:K]: the vertex count and the degree, each at least 1.
+  const auto vertices_and_degree = [&] {
+    s.vertices = parse_count(text, f[1], "vertex count");
+    s.degree = parse_count(text, f[2], "degree");
+    if (s.vertices < 1) bad_spec(text, "the vertex count must be at least 1");
+    if (s.vertices > kMaxVertices) bad_spec(text, "more than 2^31-1 vertices (32-bit vertex ids)");
+    if (s.degree < 1) bad_spec(text, "the degree must be at least 1");
+  };
 
   switch (s.kind) {
     case GraphSpec::Kind::Kron:
@@ -386,7 +394,8 @@ GraphSpec parse_graph_spec(const std::string& text) {
       }
       break;
     }
-    case GraphSpec::Kind::Grid: {
+    case GraphSpec::Kind::Grid:
+    case GraphSpec::Kind::Road: {
       s.width = parse_count(text, f[1], "width");
       s.height = parse_count(text, f[2], "height");
       if (s.width < 1 || s.height < 1) bad_spec(text, "width and height must be at least 1");
@@ -396,11 +405,7 @@ GraphSpec parse_graph_spec(const std::string& text) {
       break;
     }
     case GraphSpec::Kind::RandOut: {
-      s.vertices = parse_count(text, f[1], "vertex count");
-      s.degree = parse_count(text, f[2], "degree");
-      if (s.vertices < 1) bad_spec(text, "the vertex count must be at least 1");
-      if (s.vertices > kMaxVertices) bad_spec(text, "more than 2^31-1 vertices (32-bit vertex ids)");
-      if (s.degree < 1) bad_spec(text, "the degree must be at least 1");
+      vertices_and_degree();
       if (s.degree > s.vertices)
         bad_spec(text, "degree " + std::to_string(s.degree) +
                            " exceeds the vertex count: no row can have that many distinct out-edges");
@@ -408,11 +413,7 @@ GraphSpec parse_graph_spec(const std::string& text) {
       break;
     }
     case GraphSpec::Kind::PowerLaw: {
-      s.vertices = parse_count(text, f[1], "vertex count");
-      s.degree = parse_count(text, f[2], "degree");
-      if (s.vertices < 1) bad_spec(text, "the vertex count must be at least 1");
-      if (s.vertices > kMaxVertices) bad_spec(text, "more than 2^31-1 vertices (32-bit vertex ids)");
-      if (s.degree < 1) bad_spec(text, "the degree must be at least 1");
+      vertices_and_degree();
       if (s.degree > kMaxEdgesDrawn / s.vertices) bad_spec(text, "more than 2^40 edges");
       if (given == 3) {
         const Index k = parse_count(text, f[3], "exponent K");
@@ -426,15 +427,6 @@ GraphSpec parse_graph_spec(const std::string& text) {
       if (s.vertices < static_cast<Index>(gen::WebEdges::kMinVertices))
         bad_spec(text, "web needs at least " + std::to_string(gen::WebEdges::kMinVertices) + " vertices");
       if (s.vertices > kMaxVertices) bad_spec(text, "more than 2^31-1 vertices (32-bit vertex ids)");
-      break;
-    }
-    case GraphSpec::Kind::Road: {
-      s.width = parse_count(text, f[1], "width");
-      s.height = parse_count(text, f[2], "height");
-      if (s.width < 1 || s.height < 1) bad_spec(text, "width and height must be at least 1");
-      if (s.width > kMaxVertices || s.height > kMaxVertices / s.width)
-        bad_spec(text, "more than 2^31-1 vertices (32-bit vertex ids)");
-      s.vertices = s.width * s.height;
       break;
     }
   }
