@@ -607,6 +607,11 @@ std::optional<Search> search(const Options& o, const Graph& g, const SourceChoic
   s.gteps = s.have_gteps ? static_cast<double>(result.edges_traversed) / s.t_median / 1e9 : 0.0;
 
   if (o.verbose) {
+    if (kernel == gbcuda::BfsKernel::Auto) {
+      const gbcuda::detail::ProductPolicy p = gbcuda::product_policy(backend);
+      fmt::print(stderr, "bfs_spmv: policy alpha {:g}, beta {:g}, single block <= {}, block queues <= {}: {}\n",
+                 p.alpha, p.beta, p.single_block_max, p.block_queue_max, gbcuda::product_policy_source(backend));
+    }
     for (const gbcuda::BfsLevelStats& l : result.levels)
       fmt::print(stderr, "level {:>4}: frontier {:>10}, edges examined {:>12}, {}, {}, {:.6f} s\n", l.level,
                  l.frontier_size, l.edges_examined, direction_name(l.direction), level_kernel_name(result, l),

@@ -196,7 +196,8 @@ Json device_info(gbcuda::Backend backend) {
   j["product_policy"] = {{"alpha", p.alpha},
                          {"beta", p.beta},
                          {"single_block_max", p.single_block_max},
-                         {"block_queue_max", p.block_queue_max}};
+                         {"block_queue_max", p.block_queue_max},
+                         {"source", gbcuda::product_policy_source(backend)}};
 #if GBCUDA_HAVE_CUDA
   if (backend == gbcuda::Backend::Cuda) {
     int driver = 0, runtime = 0, dev = 0;

@@ -767,6 +767,23 @@ TEST(ProductPolicy, CachedBetaIsCapped) {
   EXPECT_FALSE(pr::read_policy_cache(file.string(), p));
 }
 
+// A GPU of the built-in table gets its kept policy (name and multiprocessor count both match);
+// any other is measured. Host code only: runs without a GPU.
+TEST(ProductPolicy, BuiltInPolicyOfAKnownGpu) {
+  gbcuda::detail::ProductPolicy p;
+  ASSERT_TRUE(pr::built_in_policy("NVIDIA H100 80GB HBM3", 132, p));
+  EXPECT_GE(p.alpha, 1.0);
+  EXPECT_LE(p.beta, pr::kMaxBeta);
+  EXPECT_LE(p.single_block_max, p.block_queue_max);
+  EXPECT_EQ(p.forced, gbcuda::ProductKernel::Auto);
+  gbcuda::detail::ProductPolicy q;
+  EXPECT_FALSE(pr::built_in_policy("NVIDIA H100 80GB HBM3", 114, q));  // a cut-down part of that name
+  EXPECT_FALSE(pr::built_in_policy("NVIDIA H100 PCIe", 114, q));
+  EXPECT_FALSE(pr::built_in_policy("", 0, q));
+  EXPECT_DOUBLE_EQ(q.alpha, gbcuda::detail::ProductPolicy{}.alpha);  // untouched when unknown
+  EXPECT_EQ(gbcuda::product_policy_source(gbcuda::Backend::Host), "defaults (host backend)");
+}
+
 // alpha and beta from the two searches' levels: where pull starts to win while the frontier
 // grows, and where push wins again while it shrinks; a tie is push's; no crossover keeps the
 // defaults. Host arithmetic: runs without a GPU.

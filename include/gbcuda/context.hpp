@@ -53,8 +53,14 @@ void* cuda_stream();
 // beta, the widest inputs for one block and for block queues) that products and BFS run with on
 // backend b where a call does not set them: on the GPU the calibrated one (measured on first
 // use, then cached per device), on the host the defaults. It varies a little between machines
-// and driver versions, so benchmarks record it (bfs_bench's JSON).
+// and driver versions, so benchmarks record it (bfs_bench's JSON). A GPU of the library's
+// built-in table (NVIDIA H100 80GB HBM3) is not measured: it gets the policy measured once and
+// kept, the same on every machine start (GBCUDA_CALIBRATION=measure measures it anyway).
 detail::ProductPolicy product_policy(Backend b);
+
+// Where product_policy(b) came from, in words: "built-in (DEVICE)", "measured", "cached (FILE)",
+// "defaults (WHY)"; on the host "defaults (host backend)".
+std::string product_policy_source(Backend b);
 
 // Parse "auto" / "host" / "cuda"; throws Error(InvalidValue) otherwise.
 Device parse_device(const std::string& name);

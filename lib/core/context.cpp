@@ -105,6 +105,14 @@ detail::ProductPolicy product_policy(Backend b) {
   return detail::ProductPolicy{};
 }
 
+std::string product_policy_source(Backend b) {
+#if GBCUDA_HAVE_CUDA
+  if (b == Backend::Cuda) return detail::cuda::calibrated_policy_source();
+#endif
+  (void)b;
+  return "defaults (host backend)";
+}
+
 Device parse_device(const std::string& name) {
   if (name == "auto") return Device::Auto;
   if (name == "host") return Device::Host;

@@ -155,6 +155,7 @@ void bool_product(VectorStore<typename S::value_type>& t, const MaskView& m, con
 bool fused_bfs_available();
 // The product policy measured on this device (lib/cuda/product/calibrate.cu, docs/design/calibration.md).
 ProductPolicy calibrated_product_policy();
+std::string calibrated_policy_source();
 void fused_bfs(const CsrView<bool>& out, const CsrView<bool>& in, Index source, const ProductPolicy& policy,
                bool parents, bool stats, bool barrier_free_tail, BfsResult& r);
 

@@ -31,14 +31,16 @@
 //                     same every time (16 calibrations); between starts beta came out 18 or 40:
 //                     averaging 7 runs of each direction did not change it within a start, so
 //                     the difference is the machine's, not one run's noise.
-// GBCUDA_CALIBRATION=off skips all of it (ProductPolicy's defaults). The cache is a small JSON
-// file in $GBCUDA_CACHE_DIR, else $XDG_CACHE_HOME/gbcuda, else ~/.cache/gbcuda; not writable =
-// not cached.
+// A GPU of the built-in table (built_in_policy) is not measured: its policy was measured once and
+// kept, so that every machine start makes the same choices. GBCUDA_CALIBRATION=measure measures
+// it anyway; =off skips all of it (ProductPolicy's defaults). The cache is a small JSON file in
+// $GBCUDA_CACHE_DIR, else $XDG_CACHE_HOME/gbcuda, else ~/.cache/gbcuda; not writable = not cached.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -246,7 +248,7 @@ std::filesystem::path cache_dir() {
   return {};
 }
 
-std::string device_key(std::string& name) {
+std::string device_key(std::string& name, int& sms) {
   int device = 0, driver = 0, runtime = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   cudaDeviceProp prop{};
@@ -254,6 +256,7 @@ std::string device_key(std::string& name) {
   CUDA_CHECK(cudaDriverGetVersion(&driver));
   CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
   name = prop.name;
+  sms = prop.multiProcessorCount;
   return "product-policy-" + sanitise(name) + "-sm" + std::to_string(prop.multiProcessorCount) + "-drv" +
          std::to_string(driver) + "-rt" + std::to_string(runtime) + ".json";
 }
@@ -290,27 +293,54 @@ void write_cache(const std::filesystem::path& file, const std::string& device, c
   if (ec) std::filesystem::remove(tmp, ec);
 }
 
+std::string& policy_source() {
+  static std::string source;
+  return source;
+}
+
 ProductPolicy calibrate() {
   ProductPolicy p;  // the defaults
-  if (const char* c = std::getenv("GBCUDA_CALIBRATION"); c && std::string(c) == "off") return p;
+  std::string& source = policy_source();
+  const char* c = std::getenv("GBCUDA_CALIBRATION");
+  const std::string mode = c ? c : "";
+  if (mode == "off") {
+    source = "defaults (GBCUDA_CALIBRATION=off)";
+    return p;
+  }
+  if (mode != "" && mode != "auto" && mode != "measure")
+    std::fprintf(stderr, "gbcuda: GBCUDA_CALIBRATION=%s is not one of auto, measure, off: read as auto\n", c);
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
     (void)cudaGetLastError();
+    source = "defaults (no GPU)";
     return p;
   }
   std::string name;
-  const std::string key = device_key(name);
+  int sms = 0;
+  const std::string key = device_key(name, sms);
+  if (mode != "measure" && built_in_policy(name, sms, p)) {
+    source = "built-in (" + name + ")";
+    return p;
+  }
   const std::filesystem::path dir = cache_dir();
-  if (!dir.empty() && read_policy_cache((dir / key).string(), p)) return p;
-  if (!persistent_kernels_available()) return p;
+  if (!dir.empty() && read_policy_cache((dir / key).string(), p)) {
+    source = "cached (" + (dir / key).string() + ")";
+    return p;
+  }
+  if (!persistent_kernels_available()) {
+    source = "defaults (no cooperative launch)";
+    return p;
+  }
   try {
     ProductPolicy m;
     measure_queue_thresholds(m);
     measure_direction_thresholds(m);
     p = m;
   } catch (const Error&) {
-    return ProductPolicy{};  // measuring failed: defaults, not cached
+    source = "defaults (the measurement failed)";
+    return ProductPolicy{};  // not cached
   }
+  source = "measured";
   if (!dir.empty()) write_cache(dir / key, name, p);
   return p;
 }
@@ -335,11 +365,39 @@ bool read_policy_cache(const std::string& file, ProductPolicy& p) {
   return true;
 }
 
+bool built_in_policy(const std::string& name, int sms, ProductPolicy& p) {
+  struct Known {
+    const char* name;
+    int sms;
+    double alpha, beta;
+    Index single_block_max, block_queue_max;
+  };
+  // Each row: what the calibration measured on that GPU (bfs_bench --json's product_policy,
+  // GBCUDA_CALIBRATION=measure).
+  static constexpr Known kKnown[] = {
+      {"NVIDIA H100 80GB HBM3", 132, 11.3453, 18.0, 512, 1024},
+  };
+  for (const Known& k : kKnown) {
+    if (name != k.name || sms != k.sms) continue;
+    p.alpha = k.alpha;
+    p.beta = k.beta;
+    p.single_block_max = k.single_block_max;
+    p.block_queue_max = k.block_queue_max;
+    return true;
+  }
+  return false;
+}
+
 ProductPolicy calibrated_product_policy() {
   static std::once_flag once;
   static ProductPolicy policy;
   std::call_once(once, [] { policy = calibrate(); });
   return policy;
+}
+
+std::string calibrated_policy_source() {
+  (void)calibrated_product_policy();
+  return policy_source();
 }
 
 }  // namespace gbcuda::detail::cuda::product

@@ -442,6 +442,8 @@ bool fused_bfs_available() { return product::persistent_kernels_available(); }
 
 ProductPolicy calibrated_product_policy() { return product::calibrated_product_policy(); }
 
+std::string calibrated_policy_source() { return product::calibrated_policy_source(); }
+
 void fused_bfs(const CsrView<bool>& out, const CsrView<bool>& in, Index source, const ProductPolicy& policy,
                bool parents, bool stats, bool barrier_free_tail, BfsResult& r) {
   product::Graph g;

@@ -44,8 +44,20 @@ struct Capacities {
 inline constexpr int kPullLaneSteps = 64;
 inline constexpr int kPullChunk = 1024;  // 32 lanes x 32 in-edges
 
-// The library's policy on this device: measured on first use and cached (calibrate.cu).
+// The library's policy on this device (calibrate.cu): the built-in one of a known GPU, else
+// measured on first use and cached; GBCUDA_CALIBRATION=measure measures a known GPU too, =off
+// keeps ProductPolicy's defaults.
 ProductPolicy calibrated_product_policy();
+
+// Where calibrated_product_policy() took its policy from, in words: "built-in (H100 ...)",
+// "measured", "cached (FILE)" or "defaults (WHY)". Calibrates first if it has not run.
+std::string calibrated_policy_source();
+
+// The policies of the GPUs the library is benchmarked on, measured by the calibration once and
+// kept: a measurement moves between machine starts of one GPU (beta 18, 40 and 8,532 on three
+// starts of one H100), and with it a benchmark's kernel choices. True, and p set, when `name`
+// with `sms` multiprocessors is one of them (the name alone does not tell a cut-down part).
+bool built_in_policy(const std::string& name, int sms, ProductPolicy& p);
 
 // The largest beta the calibration keeps (pull -> push once the frontier is under n / beta). Its
 // circulant graph reaches every vertex, so the tail of its search pulls over few candidates and
