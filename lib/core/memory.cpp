@@ -60,31 +60,44 @@ struct Arena {
 #if GBCUDA_HAVE_CUDA
 // Streams are handed to threads and taken back when a thread ends, never destroyed: an object
 // may still name the stream of a thread that has ended (StreamUse), and waiting on it must stay
-// valid. A new thread reuses an idle stream.
+// valid. A new thread reuses an idle stream of its current device (a thread per GPU: streams belong
+// to the device current when they were made).
+struct PooledStream {
+  int device;
+  cudaStream_t stream;
+};
 struct StreamPool {
   std::mutex mu;
-  std::vector<cudaStream_t> idle;
-  std::vector<cudaStream_t> all;
+  std::vector<PooledStream> idle;
+  std::vector<PooledStream> all;
 };
+int current_device() {
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) cudaGetLastError();
+  return dev;
+}
 StreamPool& stream_pool() {
   static StreamPool* pool = new StreamPool;  // never destroyed: thread exits may come later
   return *pool;
 }
 cudaStream_t take_stream() {
   StreamPool& pool = stream_pool();
+  const int dev = current_device();
   std::lock_guard lock(pool.mu);
-  if (!pool.idle.empty()) {
-    cudaStream_t s = pool.idle.back();
-    pool.idle.pop_back();
+  for (std::size_t i = pool.idle.size(); i-- > 0;) {
+    if (pool.idle[i].device != dev) continue;
+    cudaStream_t s = pool.idle[i].stream;
+    pool.idle.erase(pool.idle.begin() + std::ptrdiff_t(i));
     return s;
   }
-  pool.all.reserve(pool.all.size() + 1);  // may throw, before a stream exists
+  pool.all.reserve(pool.all.size() + 1);   // may throw, before a stream exists
+  pool.idle.reserve(pool.all.size() + 1);  // (so that giving it back cannot throw)
   cudaStream_t s = nullptr;
   if (cudaStreamCreateWithFlags(&s, cudaStreamDefault) != cudaSuccess) {
     cudaGetLastError();
     return nullptr;  // no device: the legacy stream, whose calls then fail with the real reason
   }
-  pool.all.push_back(s);
+  pool.all.push_back({dev, s});
   return s;
 }
 #endif
@@ -104,7 +117,9 @@ struct ThreadResources {
     if (t_stream) {
       StreamPool& pool = stream_pool();
       std::lock_guard lock(pool.mu);
-      pool.idle.push_back(static_cast<cudaStream_t>(t_stream));
+      const auto s = static_cast<cudaStream_t>(t_stream);
+      for (const PooledStream& p : pool.all)
+        if (p.stream == s) pool.idle.push_back(p);
     }
     t_stream = nullptr;
     t_stream_taken = false;
@@ -126,10 +141,12 @@ void stream_wait(cudaStream_t waiter, cudaStream_t other) {
 }
 void wait_for_every_stream(cudaStream_t waiter) {
   std::vector<cudaStream_t> all;
+  const int dev = current_device();
   {
     StreamPool& pool = stream_pool();
     std::lock_guard lock(pool.mu);
-    all = pool.all;
+    for (const PooledStream& p : pool.all)
+      if (p.device == dev) all.push_back(p.stream);  // a GPU's objects are used on that GPU only
   }
   for (cudaStream_t s : all)
     if (s != waiter) stream_wait(waiter, s);
