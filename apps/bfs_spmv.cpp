@@ -33,6 +33,7 @@
 #include "gbcuda/generators.hpp"
 #include "gbcuda/io.hpp"
 #include "gbcuda/matrix.hpp"
+#include "gbcuda/partitioned.hpp"
 #include "gbcuda/reorder.hpp"
 #include "gbcuda/types.hpp"
 
@@ -64,6 +65,9 @@ struct Options {
   bool json = false;
   bool verbose = false;
   bool no_barrier_free_tail = false;
+  int partitions = 0;  // > 0: bfs_partitioned with this many parts
+  std::string transport = "loopback";
+  std::vector<int> gpus;
 };
 
 const char* direction_name(gbcuda::Direction d) {
@@ -407,6 +411,22 @@ void build_cli(CLI::App& app, Options& o) {
   app.add_flag("--no-barrier-free-tail", o.no_barrier_free_tail,
                "Keep every level level-synchronous (by default the fused loop finishes a search that ran 64\n"
                "narrow levels in a row without level barriers)");
+  app.add_option("--partitions", o.partitions,
+                 "Split the graph into P parts (1D, by destination) searched by P threads that exchange the\n"
+                 "frontier each level (docs/design/partitioned.md); levels only (no --parents, --kernel or\n"
+                 "--direction). With --transport loopback (default) every part runs on --device; with\n"
+                 "--transport nccl part p runs on GPU p (or the p-th of --gpus)")
+      ->type_name("P")
+      ->check(CLI::Range(1, 1024).description(""));
+  app.add_option("--transport", o.transport,
+                 "How the parts of --partitions talk: loopback (this process's memory) or nccl (one GPU a\n"
+                 "part; a build with NCCL) (default loopback)")
+      ->type_name("loopback|nccl")
+      ->check(CLI::IsMember({"loopback", "nccl"}).description(""));
+  app.add_option("--gpus", o.gpus, "With --transport nccl: the GPU of each part, e.g. --gpus 0,1 (default 0..P-1)")
+      ->type_name("LIST")
+      ->delimiter(',')
+      ->check(CLI::NonNegativeNumber.description(""));
   app.add_flag("--json", o.json, "Print one JSON object on stdout instead of the text summary");
   app.add_flag("--verbose", o.verbose,
                "Progress and one line per BFS level (frontier, edges, direction, kernel, time) on stderr");
@@ -592,13 +612,24 @@ std::optional<Search> search(const Options& o, const Graph& g, const SourceChoic
   bopt.collect_stats = o.verbose;  // per-level stats cost a sync per level; only when shown
   bopt.barrier_free_tail = !o.no_barrier_free_tail;
 
+  gbcuda::PartitionedBfsOptions popt;
+  popt.parts = o.partitions;
+  popt.transport = gbcuda::parse_transport(o.transport);
+  popt.device = bopt.device;
+  popt.gpus = o.gpus;
+  std::optional<gbcuda::PartitionedGraph> parts;  // built once, searched --repeat times
+  if (o.partitions > 0) {
+    if (o.verbose) fmt::print(stderr, "bfs_spmv: building {} parts ({} transport)\n", o.partitions, o.transport);
+    parts.emplace(A, popt);
+  }
+  auto one_search = [&] { return parts ? parts->bfs(searched_source, popt) : gbcuda::bfs(A, searched_source, bopt); };
   if (o.verbose) fmt::print(stderr, "bfs_spmv: warm-up BFS on {}\n", device_desc);
   gbcuda::BfsResult& result = s.result;
-  result = gbcuda::bfs(A, searched_source, bopt);
+  result = one_search();
   std::vector<double> times;
   times.reserve(static_cast<std::size_t>(o.repeat));
   for (int i = 0; i < o.repeat; ++i) {
-    result = gbcuda::bfs(A, searched_source, bopt);
+    result = one_search();
     times.push_back(result.seconds);
   }
   s.t_median = median(times);
@@ -607,7 +638,7 @@ std::optional<Search> search(const Options& o, const Graph& g, const SourceChoic
   s.gteps = s.have_gteps ? static_cast<double>(result.edges_traversed) / s.t_median / 1e9 : 0.0;
 
   if (o.verbose) {
-    if (kernel == gbcuda::BfsKernel::Auto) {
+    if (kernel == gbcuda::BfsKernel::Auto && o.partitions == 0) {
       const gbcuda::detail::ProductPolicy p = gbcuda::product_policy(backend);
       fmt::print(stderr, "bfs_spmv: policy alpha {:g}, beta {:g}, single block <= {}, block queues <= {}: {}\n",
                  p.alpha, p.beta, p.single_block_max, p.block_queue_max, gbcuda::product_policy_source(backend));
@@ -658,7 +689,10 @@ void report(std::FILE* report, const Options& o, bool file_given, const Graph& g
     j["backend"] = gbcuda::to_string(result.backend);
     j["direction"] = direction_name(direction);
     j["kernel"] = algebra ? std::string(kAlgebra) : std::string(gbcuda::to_string(kernel));
-    j["level_loop"] = gbcuda::to_string(result.level_loop);
+    j["level_loop"] =
+        o.partitions > 0 ? nlohmann::json("partitioned") : nlohmann::json(gbcuda::to_string(result.level_loop));
+    j["partitions"] = o.partitions > 0 ? nlohmann::json(o.partitions) : nlohmann::json(nullptr);
+    j["transport"] = o.partitions > 0 ? nlohmann::json(o.transport) : nlohmann::json(nullptr);
     j["barrier_free_tail"] = s.options.barrier_free_tail;
     j["barrier_free_from"] =
         result.barrier_free_from > 0 ? nlohmann::json(result.barrier_free_from) : nlohmann::json(nullptr);
@@ -687,11 +721,14 @@ void report(std::FILE* report, const Options& o, bool file_given, const Graph& g
              result.num_levels);
   fmt::print(report, "device:     {} [{}]\n", device_desc, gbcuda::to_string(result.backend));
   fmt::print(report, "direction:  {}\n", direction_name(direction));
-  fmt::print(report, "kernel:     {} ({} level loop{})\n", algebra ? kAlgebra : gbcuda::to_string(kernel),
-             gbcuda::to_string(result.level_loop),
-             result.barrier_free_from > 0    ? fmt::format("; barrier-free from level {}", result.barrier_free_from)
-             : result.barrier_free_abandoned ? "; barrier-free tail abandoned, searched again"
-                                             : "");
+  if (o.partitions > 0)
+    fmt::print(report, "partitions: {} ({} transport; the partitioned level loop)\n", o.partitions, o.transport);
+  else
+    fmt::print(report, "kernel:     {} ({} level loop{})\n", algebra ? kAlgebra : gbcuda::to_string(kernel),
+               gbcuda::to_string(result.level_loop),
+               result.barrier_free_from > 0    ? fmt::format("; barrier-free from level {}", result.barrier_free_from)
+               : result.barrier_free_abandoned ? "; barrier-free tail abandoned, searched again"
+                                               : "");
   fmt::print(report, "time:       {:.6f} s per BFS (median of {}, min {:.6f} s)\n", s.t_median, o.repeat, s.t_min);
   if (s.have_gteps)
     fmt::print(report, "GTEPS:      {:.4f} ({} edges / median time)\n", s.gteps, result.edges_traversed);
@@ -725,8 +762,19 @@ int run(const Options& o, bool file_given) {
   gbcuda::check_bfs_kernel(kernel, backend);  // before loading: a large file need not be read first
   const std::string device_desc = gbcuda::backend_description(backend);
 
+  if (o.partitions > 0) {  // before loading, as above
+    if (algebra || kernel != gbcuda::BfsKernel::Auto)
+      throw UsageError{"--partitions runs its own level loop: no --kernel"};
+    if (direction != gbcuda::Direction::Auto)
+      throw UsageError{"--partitions chooses the direction itself: no --direction"};
+    if (outs.parents) throw UsageError{"--partitions computes levels only: no --parents"};
+    if (gbcuda::parse_transport(o.transport) == gbcuda::Transport::Nccl && backend != gbcuda::Backend::Cuda)
+      throw UsageError{"--transport nccl runs on GPUs: not with --device host"};
+  } else if (o.transport != "loopback" || !o.gpus.empty()) {
+    throw UsageError{"--transport and --gpus go with --partitions"};
+  }
   const Graph g = load(o, file, file_given, backend, outs);
-  const bool parents = o.validate || outs.parents.has_value();
+  const bool parents = (o.validate && o.partitions == 0) || outs.parents.has_value();
   const std::optional<Search> s =
       search(o, g, source_choice, backend, direction, kernel, algebra, parents, device_desc);
   if (!s) return kExitFailure;

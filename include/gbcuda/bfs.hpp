@@ -105,6 +105,9 @@ namespace detail {
 // outside the library that report the same way (the benchmark's baselines).
 template <class T>
 void complete_bfs_result(const Matrix<T>& A, BfsResult& r);
+// Throws as bfs() does for a matrix that is not square or empty and a source out of range.
+template <class T>
+void check_bfs_arguments(const Matrix<T>& A, Index source);
 }  // namespace detail
 
 // Checks a BFS result without a reference (Graph500 rules): the source has level 0 (and parent

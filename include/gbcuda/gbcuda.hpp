@@ -8,6 +8,7 @@
 #include "gbcuda/matrix.hpp"
 #include "gbcuda/matrix_operations.hpp"
 #include "gbcuda/operations.hpp"
+#include "gbcuda/partitioned.hpp"
 #include "gbcuda/reorder.hpp"
 #include "gbcuda/semiring.hpp"
 #include "gbcuda/types.hpp"

@@ -124,7 +124,7 @@ void algebra_bfs(const Matrix<T>& A, Index source, const BfsOptions& o, Backend 
 }  // namespace
 
 template <class T>
-BfsResult bfs(const Matrix<T>& A, Index source, const BfsOptions& options) {
+void detail::check_bfs_arguments(const Matrix<T>& A, Index source) {
   if (A.nrows() != A.ncols())
     throw Error(Status::InvalidValue,
                 "BFS needs a square matrix, got " + std::to_string(A.nrows()) + " x " + std::to_string(A.ncols()));
@@ -132,6 +132,11 @@ BfsResult bfs(const Matrix<T>& A, Index source, const BfsOptions& options) {
   if (source < 0 || source >= A.nrows())
     throw Error(Status::InvalidIndex, "source vertex " + std::to_string(source) + " is out of range [0, " +
                                           std::to_string(A.nrows() - 1) + "]");
+}
+
+template <class T>
+BfsResult bfs(const Matrix<T>& A, Index source, const BfsOptions& options) {
+  detail::check_bfs_arguments(A, source);
   BfsResult r;
   r.source = source;
   r.backend = resolve_device(options.device);
@@ -257,6 +262,7 @@ std::string validate_bfs(const Matrix<T>& A, Index source, const BfsResult& r) {
   template BfsResult bfs<T>(const Matrix<T>&, Index, const BfsOptions&);          \
   template BfsResult bfs<T>(const RelabelledGraph<T>&, Index, const BfsOptions&); \
   template void detail::complete_bfs_result<T>(const Matrix<T>&, BfsResult&);     \
+  template void detail::check_bfs_arguments<T>(const Matrix<T>&, Index);          \
   template std::string validate_bfs<T>(const Matrix<T>&, Index, const BfsResult&);
 GBCUDA_FOR_EACH_TYPE(GBCUDA_INSTANTIATE_BFS)
 

@@ -24,10 +24,10 @@ from checker import Checker
 
 OPTIONS = ["--source", "--device", "--direction", "--format", "--transpose", "--symmetrize", "--levels",
            "--parents", "--repeat", "--validate", "--json", "--verbose", "--help", "--kernel", "--save", "--index-base",
-           "--header", "--reorder", "--no-barrier-free-tail"]
+           "--header", "--reorder", "--no-barrier-free-tail", "--partitions", "--transport", "--gpus"]
 JSON_KEYS = ["file", "format", "vertices", "entries", "source", "source_choice", "source_seed", "reached", "levels", "device", "backend", "direction", "kernel",
              "level_loop", "barrier_free_tail", "barrier_free_from", "barrier_free_abandoned", "repeat", "seconds_median", "seconds_min", "gteps", "edges_traversed", "edges_counted_as",
-             "validated", "level_sizes", "ordering", "ordering_from", "ordering_seconds"]
+             "validated", "level_sizes", "ordering", "ordering_from", "ordering_seconds", "partitions", "transport"]
 RUN_TIMEOUT = 120  # seconds for one bfs_spmv run
 # Every --kernel name (gbcuda::bfs_kernels(), then algebra); auto, pull and algebra also run on the host.
 KERNELS = ["auto", "pull", "queue-warp", "queue-block", "queue-global", "single-block", "algebra"]
@@ -338,6 +338,35 @@ def test_samples(c, tmp, matrices, expected):
                     if name not in arcs_cache:
                         arcs_cache[name] = read_arcs(path)
                     check_parents(c, tag, levels, read_column(pa), 0, arcs_cache[name])
+
+
+def test_partitions(c, tmp, matrices, expected, gpu):
+    """--partitions P: the partitioned search (loopback transport) gives every sample's levels on the
+    host and, with a GPU, on it; the flags it cannot take are usage errors."""
+    for name, exp in expected.items():
+        path = os.path.join(matrices, name)
+        for device in ["host", "cuda"] if gpu else ["host"]:
+            for parts in [1, 3]:
+                tag = f"{name} --device {device} --partitions {parts}"
+                lv = os.path.join(tmp, "part.levels")
+                res = c.expect_exit(tag, [path, "--device", device, "--partitions", str(parts), "--levels", lv,
+                                          "--validate", "--json"], 0, stdout_json=True)
+                if isinstance(res, dict) and c.check(os.path.isfile(lv), f"{tag}: levels file written"):
+                    check_answer(c, tag, res, read_column(lv), exp)
+                    c.check(res.get("validated") is True, f"{tag}: validated")
+                    c.check(res.get("partitions") == parts and res.get("transport") == "loopback"
+                            and res.get("level_loop") == "partitioned", f"{tag}: JSON names the partitioned search",
+                            str({k: res.get(k) for k in ("partitions", "transport", "level_loop")}))
+    karate = os.path.join(matrices, "karate.mtx")
+    for args, what in [(["--partitions", "2", "--kernel", "pull"], "--kernel"),
+                       (["--partitions", "2", "--direction", "push"], "--direction"),
+                       (["--partitions", "2", "--parents", os.path.join(tmp, "p.out")], "--parents"),
+                       (["--partitions", "0"], "0 parts"),
+                       (["--transport", "nccl"], "--transport without --partitions"),
+                       (["--gpus", "0,1"], "--gpus without --partitions"),
+                       (["--partitions", "2", "--transport", "nccl", "--device", "host"], "nccl on the host"),
+                       (["--partitions", "2", "--transport", "mpi"], "unknown transport")]:
+        c.expect_exit(f"--partitions: {what} is a usage error", [karate, *args], 2)
 
 
 def test_transforms(c, tmp, matrices):
@@ -1090,6 +1119,7 @@ def main():
         for test in (test_usage_and_input_errors, test_help_and_defaults):
             test(c, tmp, args.matrices, gpu)
         test_samples(c, tmp, args.matrices, expected)
+        test_partitions(c, tmp, args.matrices, expected, gpu)
         test_transforms(c, tmp, args.matrices)
         test_sources(c, tmp, args.matrices)
         test_outputs(c, tmp, args.matrices)

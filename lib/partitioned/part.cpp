@@ -1,0 +1,155 @@
+// A part of a partitioned graph: building it from the whole graph, and one BFS level on the host.
+#include "partitioned/part.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <vector>
+
+#include "gbcuda/partitioned.hpp"
+
+namespace gbcuda::detail::partitioned {
+
+template <class T>
+PartGraph build_part(const Csr<T>& rows, const Csr<T>& in_rows, int parts, int p, Backend where) {
+  PartGraph g;
+  const Index n = rows.nrows;
+  g.n = n;
+  g.begin = partition_begin(n, parts, p);
+  g.end = partition_begin(n, parts, p + 1);
+  g.slice_words = std::max<Index>(partition_block(n, parts) / 32, 1);
+  const Offset* rp = rows.row_ptr.data();
+  const Vid* ci = rows.col_idx.data();
+  const Offset* ip = in_rows.row_ptr.data();
+  const Vid* ii = in_rows.col_idx.data();
+  const Index own = g.own();
+
+  // In-edges: the transpose's rows [begin, end), as they are.
+  std::vector<Offset> in_ptr(static_cast<std::size_t>(own + 1));
+  for (Index v = 0; v <= own; ++v) in_ptr[std::size_t(v)] = ip[g.begin + v] - ip[g.begin];
+  const Offset in_nnz = in_ptr.back();
+  std::vector<Index> degree(static_cast<std::size_t>(own));
+  for (Index v = 0; v < own; ++v) degree[std::size_t(v)] = Index(rp[g.begin + v + 1] - rp[g.begin + v]);
+
+  // Out-edges into the part: the sorted run [begin, end) of every row, shifted to local ids.
+  std::vector<Offset> lo(static_cast<std::size_t>(n)), out_ptr(static_cast<std::size_t>(n + 1), 0);
+#pragma omp parallel for schedule(static)
+  for (Index u = 0; u < n; ++u) {
+    const Vid* b = ci + rp[u];
+    const Vid* e = ci + rp[u + 1];
+    const Vid* first = std::lower_bound(b, e, Vid(g.begin));
+    const Vid* last = std::lower_bound(first, e, Vid(std::min<Index>(g.end, Index(INT32_MAX))));
+    if (g.end > Index(INT32_MAX)) last = e;
+    lo[std::size_t(u)] = first - ci;
+    out_ptr[std::size_t(u + 1)] = last - first;
+  }
+  for (Index u = 0; u < n; ++u) out_ptr[std::size_t(u + 1)] += out_ptr[std::size_t(u)];
+  std::vector<Vid> out_idx(static_cast<std::size_t>(out_ptr.back()));
+#pragma omp parallel for schedule(dynamic, 4096)
+  for (Index u = 0; u < n; ++u) {
+    const Offset len = out_ptr[std::size_t(u + 1)] - out_ptr[std::size_t(u)];
+    for (Offset k = 0; k < len; ++k)
+      out_idx[std::size_t(out_ptr[std::size_t(u)] + k)] = Vid(ci[lo[std::size_t(u)] + k] - g.begin);
+  }
+
+  g.in_ptr = Array<Offset>(in_ptr, where);
+  g.in_idx = Array<Vid>(static_cast<std::size_t>(in_nnz), where);
+  copy_bytes(g.in_idx.data(), where, ii + ip[g.begin], Backend::Host, std::size_t(in_nnz) * sizeof(Vid));
+  g.out_ptr = Array<Offset>(out_ptr, where);
+  g.out_idx = Array<Vid>(out_idx, where);
+  g.degree = Array<Index>(degree, where);
+  return g;
+}
+
+PartState make_state(const PartGraph& g, int parts, Index source, Backend where) {
+  PartState s;
+  const auto words = static_cast<std::size_t>(g.slice_words);
+  s.frontier = Array<std::uint32_t>(words * std::size_t(parts), where);
+  s.next = Array<std::uint32_t>(words, where);
+  s.visited = Array<std::uint32_t>(words, where);
+  s.level = Array<std::int32_t>(std::max<std::size_t>(std::size_t(g.own()), 1), where);
+  s.counts = Array<ull>(kCounts, where);
+  fill_bytes(s.frontier.data(), where, 0, s.frontier.bytes());
+  fill_bytes(s.visited.data(), where, 0, s.visited.bytes());
+  fill_bytes(s.level.data(), where, 0xff, s.level.bytes());  // -1
+  // Every part knows the first frontier; its owner marks it visited at level 0. (Part p's slice
+  // of the gathered frontier starts at word p * slice_words, vertex p * slice_words * 32: vertex u
+  // is bit u % 32 of word u / 32 there.)
+  const std::uint32_t word = std::uint32_t(1) << (source & 31);
+  copy_bytes(s.frontier.data() + source / 32, where, &word, Backend::Host, sizeof(word));
+  if (source >= g.begin && source < g.end) {
+    const Index local = source - g.begin;
+    copy_bytes(s.visited.data() + local / 32, where, &word, Backend::Host, sizeof(word));
+    const std::int32_t zero = 0;
+    copy_bytes(s.level.data() + local, where, &zero, Backend::Host, sizeof(zero));
+  }
+  return s;
+}
+
+void host_level(const PartGraph& g, PartState& s, bool pull, int lvl, ull counts[kCounts]) {
+  const Index own = g.own(), words = g.slice_words;
+  std::uint32_t* next = s.next.data();
+  std::uint32_t* visited = s.visited.data();
+  const std::uint32_t* frontier = s.frontier.data();
+  std::int32_t* level = s.level.data();
+  const Offset* in_ptr = g.in_ptr.data();
+  const Vid* in_idx = g.in_idx.data();
+  const Index* degree = g.degree.data();
+  std::fill(next, next + words, 0u);
+  ull found = 0, edges = 0, examined = 0;
+  auto in_frontier = [&](Vid u) { return (frontier[u >> 5] >> (u & 31)) & 1u; };
+  if (pull) {
+#pragma omp parallel for schedule(dynamic, 64) reduction(+ : found, edges, examined)
+    for (Index w = 0; w < words; ++w) {
+      std::uint32_t m = 0;
+      for (int b = 0; b < 32; ++b) {
+        const Index v = w * 32 + b;
+        if (v >= own || ((visited[w] >> b) & 1u)) continue;
+        for (Offset e = in_ptr[v]; e < in_ptr[v + 1]; ++e) {
+          ++examined;
+          if (in_frontier(in_idx[e])) {
+            m |= std::uint32_t(1) << b;
+            level[v] = lvl;
+            ++found;
+            edges += ull(degree[v]);
+            break;
+          }
+        }
+      }
+      next[w] = m;
+      visited[w] |= m;
+    }
+  } else {
+    const Offset* out_ptr = g.out_ptr.data();
+    const Vid* out_idx = g.out_idx.data();
+    const Index all_words = (g.n + 31) / 32;
+#pragma omp parallel for schedule(dynamic, 64) reduction(+ : found, edges, examined)
+    for (Index w = 0; w < all_words; ++w) {
+      for (std::uint32_t f = frontier[w]; f != 0; f &= f - 1) {
+        const Index u = w * 32 + std::countr_zero(f);
+        for (Offset e = out_ptr[u]; e < out_ptr[u + 1]; ++e) {
+          ++examined;
+          const Vid v = out_idx[e];
+          const std::uint32_t bit = std::uint32_t(1) << (v & 31);
+          std::atomic_ref<std::uint32_t> vis(visited[v >> 5]);
+          if (vis.load(std::memory_order_relaxed) & bit) continue;
+          if (vis.fetch_or(bit, std::memory_order_relaxed) & bit) continue;  // another thread's
+          std::atomic_ref<std::uint32_t>(next[v >> 5]).fetch_or(bit, std::memory_order_relaxed);
+          level[v] = lvl;
+          ++found;
+          edges += ull(degree[v]);
+        }
+      }
+    }
+  }
+  counts[0] = found;
+  counts[1] = edges;
+  counts[2] = examined;
+}
+
+#define GBCUDA_INSTANTIATE_BUILD_PART(T) \
+  template PartGraph build_part<T>(const Csr<T>&, const Csr<T>&, int, int, Backend);
+GBCUDA_FOR_EACH_TYPE(GBCUDA_INSTANTIATE_BUILD_PART)
+#undef GBCUDA_INSTANTIATE_BUILD_PART
+
+}  // namespace gbcuda::detail::partitioned

@@ -1,0 +1,218 @@
+// The partitioned BFS (partitioned.hpp): P parts through the loopback communicator on the host
+// and on one GPU, and through NCCL on several GPUs, each against the one-part search's levels.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gbcuda/bfs.hpp"
+#include "gbcuda/context.hpp"
+#include "gbcuda/generators.hpp"
+#include "gbcuda/partitioned.hpp"
+#include "support/graphs.hpp"
+
+#if GBCUDA_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+namespace {
+
+using gbcuda::Backend;
+using gbcuda::Index;
+using gbcuda::Matrix;
+using gbcuda::PartitionedBfsOptions;
+using gbcuda::Transport;
+
+// The levels of the host's (unpartitioned) BFS.
+std::vector<std::int32_t> reference_levels(const Matrix<bool>& A, Index source) {
+  gbcuda::BfsOptions o;
+  o.device = gbcuda::Device::Host;
+  return gbcuda::bfs(A, source, o).level;
+}
+
+// Graphs of every shape the partition must survive: sizes not a multiple of 32 or of the parts,
+// fewer vertices than parts * 32 (empty parts), unreachable vertices, a long path, a hub.
+std::vector<std::pair<std::string, Matrix<bool>>> graphs() {
+  std::vector<std::pair<std::string, Matrix<bool>>> g;
+  g.emplace_back("random 1000 directed", gbtest::random_graph({1000, 6.0, true, true, true, 0.05, 3}));
+  g.emplace_back("random 777 undirected", gbtest::random_graph({777, 3.0, false, false, false, 0.1, 4}));
+  g.emplace_back("tiny 5", gbtest::random_graph({5, 2.0, true, false, false, 0.0, 5}));
+  g.emplace_back("path 300", gbtest::path_graph(300, true));
+  g.emplace_back("star 2000", gbtest::star_graph(2000));
+  g.emplace_back("kron:10:8", gbcuda::generate_graph("kron:10:8", Backend::Host));
+  g.emplace_back("grid:40:30", gbcuda::generate_graph("grid:40:30", Backend::Host));
+  return g;
+}
+
+void expect_same_levels(const Matrix<bool>& A, Index source, const PartitionedBfsOptions& o, const std::string& what) {
+  const gbcuda::BfsResult r = gbcuda::bfs_partitioned(A, source, o);
+  const std::vector<std::int32_t> want = reference_levels(A, source);
+  ASSERT_EQ(r.level.size(), want.size()) << what;
+  Index wrong = 0, first = -1;
+  for (std::size_t v = 0; v < want.size(); ++v)
+    if (r.level[v] != want[v] && wrong++ == 0) first = Index(v);
+  EXPECT_EQ(wrong, 0) << what << ": first wrong vertex " << first << " level " << r.level[std::size_t(first)]
+                      << ", want " << want[std::size_t(first)];
+  EXPECT_EQ(gbcuda::validate_bfs(A, source, r), "") << what;
+  EXPECT_EQ(r.source, source);
+  Index reached = 0;
+  for (auto l : want) reached += l >= 0;
+  EXPECT_EQ(r.vertices_reached, reached) << what;
+  EXPECT_TRUE(r.parent.empty());
+  if (o.collect_stats) {
+    EXPECT_EQ(int(r.levels.size()), r.num_levels) << what;  // one step past the last level
+  }
+}
+
+// Pull from the first growing level (alpha huge), never (alpha tiny), or by Beamer's rule.
+const double kAlphas[] = {0.0, 1e9, 1e-9};
+
+void check_every_graph(Backend where, const std::vector<int>& part_counts) {
+  for (const auto& [name, A] : graphs()) {
+    const std::vector<Index> sources = {0, A.nrows() / 2, A.nrows() - 1};
+    for (int parts : part_counts)
+      for (double alpha : kAlphas)
+        for (Index s : sources) {
+          PartitionedBfsOptions o;
+          o.parts = parts;
+          o.device = where == Backend::Cuda ? gbcuda::Device::Cuda : gbcuda::Device::Host;
+          o.alpha = alpha;
+          o.beta = alpha > 0 && alpha < 1 ? 1e9 : 0.0;  // never pulling: and never back
+          expect_same_levels(A, s, o,
+                             name + ", " + std::to_string(parts) + " parts, alpha " + std::to_string(alpha) +
+                                 ", source " + std::to_string(s));
+        }
+  }
+}
+
+TEST(Partition, BlocksOfMultiplesOf32) {
+  EXPECT_EQ(gbcuda::partition_block(1000, 3), 352);  // ceil(1000 / 3) = 334 -> 352
+  EXPECT_EQ(gbcuda::partition_begin(1000, 3, 0), 0);
+  EXPECT_EQ(gbcuda::partition_begin(1000, 3, 1), 352);
+  EXPECT_EQ(gbcuda::partition_begin(1000, 3, 2), 704);
+  EXPECT_EQ(gbcuda::partition_begin(1000, 3, 3), 1000);
+  EXPECT_EQ(gbcuda::partition_begin(40, 4, 2), 40);  // blocks of 32: parts 2 and 3 empty
+  EXPECT_EQ(gbcuda::partition_begin(40, 4, 1), 32);
+  EXPECT_THROW(gbcuda::partition_begin(40, 4, 5), gbcuda::Error);
+  EXPECT_THROW(gbcuda::partition_block(40, 0), gbcuda::Error);
+}
+
+TEST(PartitionedBfs, LoopbackOnTheHostMatchesOnePart) { check_every_graph(Backend::Host, {1, 2, 3, 8}); }
+
+TEST(PartitionedBfs, StatsCountTheLevels) {
+  const auto A = gbcuda::generate_graph("kron:10:8", Backend::Host);
+  PartitionedBfsOptions o;
+  o.parts = 3;
+  o.device = gbcuda::Device::Host;
+  const auto r = gbcuda::bfs_partitioned(A, 0, o);
+  ASSERT_FALSE(r.levels.empty());
+  EXPECT_EQ(r.levels[0].frontier_size, 1);
+  EXPECT_EQ(r.levels.back().level, int(r.levels.size()));
+  bool pulled = false;
+  for (const auto& l : r.levels) pulled |= l.direction == gbcuda::Direction::Pull;
+  EXPECT_TRUE(pulled) << "Beamer's rule pulls the middle levels of a Kronecker graph";
+  EXPECT_GT(r.seconds, 0.0);
+  EXPECT_EQ(r.backend, Backend::Host);
+}
+
+TEST(PartitionedBfs, BadArgumentsAreErrors) {
+  const auto A = gbtest::random_graph({100, 4.0, true, false, false, 0.0, 1});
+  PartitionedBfsOptions o;
+  o.device = gbcuda::Device::Host;
+  o.parts = 0;
+  EXPECT_THROW(gbcuda::bfs_partitioned(A, 0, o), gbcuda::Error);
+  o.parts = 2;
+  EXPECT_THROW(gbcuda::bfs_partitioned(A, 100, o), gbcuda::Error);
+  o.transport = Transport::Nccl;
+  EXPECT_THROW(gbcuda::bfs_partitioned(A, 0, o), gbcuda::Error);  // nccl with device host
+  o.transport = Transport::Loopback;
+  o.gpus = {0, 1};
+  EXPECT_THROW(gbcuda::bfs_partitioned(A, 0, o), gbcuda::Error);  // a GPU list without nccl
+  EXPECT_EQ(gbcuda::parse_transport("nccl"), Transport::Nccl);
+  EXPECT_EQ(gbcuda::parse_transport("loopback"), Transport::Loopback);
+  EXPECT_THROW(gbcuda::parse_transport("mpi"), gbcuda::Error);
+  if (!gbcuda::nccl_available()) {
+    try {
+      (void)gbcuda::make_communicators(Transport::Nccl, 2, Backend::Cuda);
+      ADD_FAILURE() << "nccl in a build without it";
+    } catch (const gbcuda::Error& e) {
+      EXPECT_EQ(e.status(), gbcuda::Status::NotImplemented);
+    }
+  }
+}
+
+// Loopback collectives: every rank gets every slice and the sums; a rank that aborts releases
+// the others, whose collectives then throw instead of waiting forever.
+TEST(Communicator, LoopbackGathersSumsAndAborts) {
+  const int P = 4;
+  auto comms = gbcuda::make_communicators(Transport::Loopback, P, Backend::Host);
+  ASSERT_EQ(int(comms.size()), P);
+  std::vector<std::vector<std::uint32_t>> got(P);
+  std::vector<std::uint64_t> sums(P);
+  {
+    std::vector<std::jthread> t;
+    for (int r = 0; r < P; ++r)
+      t.emplace_back([&, r] {
+        auto& c = *comms[std::size_t(r)];
+        const std::vector<std::uint32_t> mine = {std::uint32_t(10 * r), std::uint32_t(10 * r + 1)};
+        got[std::size_t(r)].resize(2 * P);
+        c.allgather(mine.data(), got[std::size_t(r)].data(), 2);
+        std::uint64_t v = std::uint64_t(r + 1);
+        c.allreduce_sum(&v, 1);
+        sums[std::size_t(r)] = v;
+      });
+  }
+  for (int r = 0; r < P; ++r) {
+    EXPECT_EQ(sums[std::size_t(r)], std::uint64_t(P * (P + 1) / 2));
+    for (int q = 0; q < P; ++q) {
+      EXPECT_EQ(got[std::size_t(r)][std::size_t(2 * q)], std::uint32_t(10 * q));
+      EXPECT_EQ(got[std::size_t(r)][std::size_t(2 * q + 1)], std::uint32_t(10 * q + 1));
+    }
+  }
+  std::atomic<int> threw{0};
+  {
+    std::vector<std::jthread> t;
+    for (int r = 0; r < P; ++r)
+      t.emplace_back([&, r] {
+        auto& c = *comms[std::size_t(r)];
+        if (r == 2) {
+          c.abort();
+          return;
+        }
+        std::uint64_t v = 1;
+        try {
+          c.allreduce_sum(&v, 1);
+        } catch (const gbcuda::Error&) {
+          ++threw;
+        }
+      });
+  }
+  EXPECT_EQ(threw.load(), P - 1);
+}
+
+#if GBCUDA_HAVE_CUDA
+TEST(PartitionedBfs, LoopbackOnOneGpuMatchesOnePartCuda) {
+  if (!gbcuda::cuda_available()) GTEST_SKIP() << "no CUDA device: the GPU parts need one";
+  check_every_graph(Backend::Cuda, {1, 2, 3});
+}
+
+TEST(PartitionedBfs, NcclOnEveryGpuMatchesOnePartCuda) {
+  if (!gbcuda::cuda_available()) GTEST_SKIP() << "no CUDA device";
+  if (!gbcuda::nccl_available()) GTEST_SKIP() << "this build has no NCCL";
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count < 2) GTEST_SKIP() << "NCCL parts need 2 GPUs or more";
+  for (const auto& [name, A] : graphs())
+    for (double alpha : kAlphas) {
+      PartitionedBfsOptions o;
+      o.parts = count;
+      o.transport = Transport::Nccl;
+      o.alpha = alpha;
+      o.beta = alpha > 0 && alpha < 1 ? 1e9 : 0.0;
+      expect_same_levels(A, A.nrows() / 3, o, name + " over NCCL on " + std::to_string(count) + " GPUs");
+    }
+}
+#endif
+
+}  // namespace
