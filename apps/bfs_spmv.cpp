@@ -33,6 +33,7 @@
 #include "gbcuda/generators.hpp"
 #include "gbcuda/io.hpp"
 #include "gbcuda/matrix.hpp"
+#include "gbcuda/multi_source.hpp"
 #include "gbcuda/partitioned.hpp"
 #include "gbcuda/reorder.hpp"
 #include "gbcuda/types.hpp"
@@ -65,7 +66,8 @@ struct Options {
   bool json = false;
   bool verbose = false;
   bool no_barrier_free_tail = false;
-  int partitions = 0;  // > 0: bfs_partitioned with this many parts
+  int multi_source = 0;  // > 0: that many random sources in one bfs_multi_source
+  int partitions = 0;    // > 0: bfs_partitioned with this many parts
   std::string transport = "loopback";
   std::vector<int> gpus;
 };
@@ -411,6 +413,13 @@ void build_cli(CLI::App& app, Options& o) {
   app.add_flag("--no-barrier-free-tail", o.no_barrier_free_tail,
                "Keep every level level-synchronous (by default the fused loop finishes a search that ran 64\n"
                "narrow levels in a row without level barriers)");
+  app.add_option("--multi-source", o.multi_source,
+                 "Search from K random vertices with out-edges at once (gbcuda::bfs_multi_source: 64 searches a\n"
+                 "pass, a bit each in every vertex's word); --source random:SEED sets the seed. Reports the time\n"
+                 "for all K; with --validate each search is checked against its own BFS, whose summed time is\n"
+                 "reported beside. No --levels, --parents, --kernel, --direction or --partitions")
+      ->type_name("K")
+      ->check(CLI::Range(1, 1 << 20).description(""));
   app.add_option("--partitions", o.partitions,
                  "Split the graph into P parts (1D, by destination) searched by P threads that exchange the\n"
                  "frontier each level (docs/design/partitioned.md); levels only (no --parents, --kernel or\n"
@@ -737,6 +746,99 @@ void report(std::FILE* report, const Options& o, bool file_given, const Graph& g
   if (s.validated) fmt::print(report, "validated:  yes\n");
 }
 
+// --multi-source K: K random sources with out-edges (the seed of --source random:SEED) searched by
+// one bfs_multi_source, --repeat times; with --validate each search's levels are checked against
+// its own bfs() (the same device, kernel auto), whose times are reported beside.
+int run_multi_source(const Options& o, const Graph& g, const SourceChoice& source_choice, gbcuda::Backend backend,
+                     const std::string& device_desc) {
+  const gbcuda::Matrix<bool>& A = g.A;
+  const bool relabelled = !g.relabelling.is_identity();
+  const std::vector<gbcuda::Index> degree =
+      relabelled ? g.relabelling.to_original_order(A.out_degrees()) : A.out_degrees();
+  const std::vector<gbcuda::Index> user_sources =
+      gbcuda_cli::random_sources(degree, o.multi_source, source_choice.seed);
+  if (user_sources.empty()) throw gbcuda::Error(gbcuda::Status::InvalidValue, "no vertex has an out-edge: no sources");
+  std::vector<gbcuda::Index> sources;
+  for (gbcuda::Index s : user_sources) sources.push_back(g.relabelling.new_id(s));
+  gbcuda::MultiSourceBfsOptions mo;
+  mo.device = backend == gbcuda::Backend::Cuda ? gbcuda::Device::Cuda : gbcuda::Device::Host;
+  mo.keep_levels = o.validate;
+  if (o.verbose)
+    fmt::print(stderr, "bfs_spmv: warm-up multi-source BFS from {} sources on {}\n", sources.size(), device_desc);
+  gbcuda::MultiSourceBfsResult r = gbcuda::bfs_multi_source(A, sources, mo);
+  std::vector<double> times;
+  for (int i = 0; i < o.repeat; ++i) {
+    r = gbcuda::bfs_multi_source(A, sources, mo);
+    times.push_back(r.seconds);
+  }
+  const double t_median = median(times), t_min = *std::min_element(times.begin(), times.end());
+  std::optional<double> single;  // the same sources one bfs() each (with --validate)
+  if (o.validate) {
+    if (o.verbose) fmt::print(stderr, "bfs_spmv: validating: each source's own BFS\n");
+    gbcuda::BfsOptions bopt;
+    bopt.device = mo.device;
+    bopt.collect_stats = false;
+    (void)gbcuda::bfs(A, sources[0], bopt);  // warm-up
+    double total = 0;
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+      const gbcuda::BfsResult one = gbcuda::bfs(A, sources[i], bopt);
+      total += one.seconds;
+      const auto* got = r.level.data() + i * std::size_t(A.nrows());
+      if (!std::equal(one.level.begin(), one.level.end(), got)) {
+        fmt::print(stderr, "bfs_spmv: error: validation failed: the search from {} differs from its own BFS\n",
+                   user_sources[i]);
+        return kExitFailure;
+      }
+    }
+    single = total;
+  }
+  const double gteps = t_median > 0 ? double(r.edges_traversed) / t_median / 1e9 : 0.0;
+  gbcuda::Index reached = 0;
+  for (gbcuda::Index c : r.vertices_reached) reached += c;
+  if (o.json) {
+    nlohmann::json j;
+    j["file"] = g.file;
+    j["vertices"] = A.nrows();
+    j["entries"] = A.nvals();
+    j["multi_source"] = sources.size();
+    j["sources"] = user_sources;
+    j["source_seed"] = source_choice.seed;
+    j["passes"] = r.passes;
+    j["device"] = device_desc;
+    j["backend"] = gbcuda::to_string(r.backend);
+    j["repeat"] = o.repeat;
+    j["seconds_median"] = t_median;
+    j["seconds_min"] = t_min;
+    j["seconds_per_search"] = t_median / double(sources.size());
+    j["levels"] = r.num_levels;
+    j["reached_mean"] = double(reached) / double(sources.size());
+    j["edges_traversed"] = r.edges_traversed;
+    j["edges_counted_as"] = std::string(kEdgesCountedAs) + ", summed over the searches";
+    j["gteps"] = t_median > 0 ? nlohmann::json(gteps) : nlohmann::json(nullptr);
+    j["validated"] = o.validate;
+    j["single_seconds"] = single ? nlohmann::json(*single) : nlohmann::json(nullptr);
+    j["speedup_over_single"] = single && t_median > 0 ? nlohmann::json(*single / t_median) : nlohmann::json(nullptr);
+    fmt::print("{}\n", j.dump(2));
+    return kExitOk;
+  }
+  fmt::print("file:       {}{}\n", g.file, g.generated ? " (generated)" : "");
+  fmt::print("graph:      {} vertices, {} stored entries (directed)\n", A.nrows(), A.nvals());
+  fmt::print("sources:    {} random vertices with out-edges (seed {})\n", sources.size(), source_choice.seed);
+  fmt::print("device:     {} [{}]\n", device_desc, gbcuda::to_string(r.backend));
+  fmt::print(
+      "searched:   {} searches in {} pass{} of up to {}; {:.1f} vertices reached on average, {} levels at most\n",
+      sources.size(), r.passes, r.passes == 1 ? "" : "es", gbcuda::kSourcesPerPass,
+      double(reached) / double(sources.size()), r.num_levels);
+  fmt::print("time:       {:.6f} s for all (median of {}, min {:.6f} s), {:.6f} s per search\n", t_median, o.repeat,
+             t_min, t_median / double(sources.size()));
+  fmt::print("GTEPS:      {:.4f} ({} edges summed over the searches / median time)\n", gteps, r.edges_traversed);
+  if (single)
+    fmt::print("single:     {:.6f} s for the same sources one bfs() each ({:.2f}x the multi-source time)\n", *single,
+               t_median > 0 ? *single / t_median : 0.0);
+  if (o.validate) fmt::print("validated:  yes (every search's levels equal its own BFS's)\n");
+  return kExitOk;
+}
+
 // load -> choose the source and search -> write the columns -> report.
 int run(const Options& o, bool file_given) {
   const bool algebra = o.kernel == kAlgebra;
@@ -762,6 +864,16 @@ int run(const Options& o, bool file_given) {
   gbcuda::check_bfs_kernel(kernel, backend);  // before loading: a large file need not be read first
   const std::string device_desc = gbcuda::backend_description(backend);
 
+  if (o.multi_source > 0) {  // before loading, as above
+    if (o.partitions > 0) throw UsageError{"--multi-source and --partitions do not go together"};
+    if (algebra || kernel != gbcuda::BfsKernel::Auto)
+      throw UsageError{"--multi-source runs its own level loop: no --kernel"};
+    if (direction != gbcuda::Direction::Auto)
+      throw UsageError{"--multi-source chooses the direction itself: no --direction"};
+    if (outs.levels || outs.parents) throw UsageError{"--multi-source writes no --levels or --parents"};
+    if (o.source_given && source_choice.kind != SourceChoice::Kind::Random)
+      throw UsageError{"--multi-source draws its sources at random: --source random:SEED sets the seed"};
+  }
   if (o.partitions > 0) {  // before loading, as above
     if (algebra || kernel != gbcuda::BfsKernel::Auto)
       throw UsageError{"--partitions runs its own level loop: no --kernel"};
@@ -774,6 +886,7 @@ int run(const Options& o, bool file_given) {
     throw UsageError{"--transport and --gpus go with --partitions"};
   }
   const Graph g = load(o, file, file_given, backend, outs);
+  if (o.multi_source > 0) return run_multi_source(o, g, source_choice, backend, device_desc);
   const bool parents = (o.validate && o.partitions == 0) || outs.parents.has_value();
   const std::optional<Search> s =
       search(o, g, source_choice, backend, direction, kernel, algebra, parents, device_desc);

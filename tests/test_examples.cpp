@@ -3,9 +3,11 @@
 // parents on the sample matrices and on random graphs; Bellman-Ford (examples/sssp), PageRank
 // (examples/pagerank), connected components (examples/cc) and triangles (examples/tc) give what
 // the same algorithms written with GraphBLAS C calls give (bench/graphblas_algorithms.hpp, the
-// CPU baselines of algebra_bench).
+// CPU baselines of algebra_bench); the centralities of examples/centrality (one multi-source BFS)
+// are those of GraphBLAS's single-source levels.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <random>
 #include <string>
@@ -13,6 +15,7 @@
 
 #include "bfs/bfs.hpp"
 #include "cc/cc.hpp"
+#include "centrality/centrality.hpp"
 #include "pagerank/pagerank.hpp"
 #include "sssp/sssp.hpp"
 #include "support/graphblas_ref.hpp"
@@ -201,6 +204,37 @@ TEST_P(ExampleAlgebra, ComponentsMatchGraphBLAS) {
 // Triangles with GraphBLAS: L = tril(A, -1), C<L> = L * L' over PLUS_PAIR, sum(C).
 std::int64_t graphblas_triangles(const gbcuda::Matrix<bool>& A) {
   return gbref::triangles(grb_import(A), A.nrows()).values.at(0);
+}
+
+// Harmonic and closeness centrality of a sample from GraphBLAS's BFS levels, one source at a time.
+void check_centrality(const gbcuda::Matrix<bool>& A, Index k, Backend b, const std::string& what) {
+  SCOPED_TRACE(what);
+  const auto sample = example::spaced_sample(A, k);
+  ASSERT_FALSE(sample.empty());
+  const example::Centrality got = example::centrality(A, sample, b);
+  EXPECT_EQ(got.passes, int((sample.size() + 63) / 64));
+  const double n = double(A.nrows());
+  for (std::size_t i = 0; i < sample.size(); ++i) {
+    const auto level = gbtest::graphblas_bfs_levels(A, sample[i]);
+    double harmonic = 0, dist = 0, reached = 0;
+    for (auto l : level) {
+      if (l < 0) continue;
+      ++reached;
+      if (l > 0) harmonic += 1.0 / l;
+      dist += l;
+    }
+    const double closeness = dist > 0 ? (reached - 1) * (reached - 1) / ((n - 1) * dist) : 0.0;
+    ASSERT_NEAR(got.harmonic[i], harmonic, 1e-9 * std::max(1.0, harmonic)) << "vertex " << sample[i];
+    ASSERT_NEAR(got.closeness[i], closeness, 1e-12) << "vertex " << sample[i];
+  }
+}
+
+TEST_P(ExampleAlgebra, CentralityMatchesGraphBLAS) {
+  const gbtest::GraphSpec spec{3000, 4.0, true, false, false, 0.05, 7};
+  check_centrality(gbtest::random_graph(spec), 100, GetParam(), spec.name() + ", 100 sources (2 passes)");
+  check_centrality(gbtest::path_graph(500, true), 64, GetParam(), "directed path, 64 sources");
+  check_centrality(gbcuda::read_matrix<bool>(std::string(GBCUDA_MATRICES_DIR) + "/karate.mtx"), 10, GetParam(),
+                   "karate, 10 sources");
 }
 
 TEST_P(ExampleAlgebra, TrianglesMatchGraphBLAS) {

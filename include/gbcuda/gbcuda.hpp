@@ -7,6 +7,7 @@
 #include "gbcuda/io.hpp"
 #include "gbcuda/matrix.hpp"
 #include "gbcuda/matrix_operations.hpp"
+#include "gbcuda/multi_source.hpp"
 #include "gbcuda/operations.hpp"
 #include "gbcuda/partitioned.hpp"
 #include "gbcuda/reorder.hpp"

@@ -24,7 +24,7 @@ from checker import Checker
 
 OPTIONS = ["--source", "--device", "--direction", "--format", "--transpose", "--symmetrize", "--levels",
            "--parents", "--repeat", "--validate", "--json", "--verbose", "--help", "--kernel", "--save", "--index-base",
-           "--header", "--reorder", "--no-barrier-free-tail", "--partitions", "--transport", "--gpus"]
+           "--header", "--reorder", "--no-barrier-free-tail", "--partitions", "--transport", "--gpus", "--multi-source"]
 JSON_KEYS = ["file", "format", "vertices", "entries", "source", "source_choice", "source_seed", "reached", "levels", "device", "backend", "direction", "kernel",
              "level_loop", "barrier_free_tail", "barrier_free_from", "barrier_free_abandoned", "repeat", "seconds_median", "seconds_min", "gteps", "edges_traversed", "edges_counted_as",
              "validated", "level_sizes", "ordering", "ordering_from", "ordering_seconds", "partitions", "transport"]
@@ -367,6 +367,34 @@ def test_partitions(c, tmp, matrices, expected, gpu):
                        (["--partitions", "2", "--transport", "nccl", "--device", "host"], "nccl on the host"),
                        (["--partitions", "2", "--transport", "mpi"], "unknown transport")]:
         c.expect_exit(f"--partitions: {what} is a usage error", [karate, *args], 2)
+
+
+def test_multi_source(c, tmp, matrices, gpu):
+    """--multi-source K: K random sources in one multi-source BFS; --validate checks each against its own
+    BFS; the flags it cannot take are usage errors."""
+    for device in ["host", "cuda"] if gpu else ["host"]:
+        for k in [1, 34, 70]:  # 70 > 34 vertices: as many as have out-edges; 2 passes never happen here
+            tag = f"karate --multi-source {k} --device {device}"
+            res = c.expect_exit(tag, [os.path.join(matrices, "karate.mtx"), "--multi-source", str(k), "--device", device,
+                                      "--validate", "--json", "--source", "random:7"], 0, stdout_json=True)
+            if isinstance(res, dict):
+                want = min(k, 34)
+                c.check(res.get("multi_source") == want and len(res.get("sources", [])) == want
+                        and len(set(res["sources"])) == want, f"{tag}: {want} distinct sources", str(res.get("sources")))
+                c.check(res.get("validated") is True and res.get("reached_mean") == 34 and res.get("passes") == 1
+                        and res.get("source_seed") == 7, f"{tag}: validated, every search reaches all 34",
+                        str({k2: res.get(k2) for k2 in ("validated", "reached_mean", "passes", "source_seed")}))
+        rc, out, err = c.run([os.path.join(matrices, "bcsstk13.mtx"), "--multi-source", "100", "--device", device,
+                              "--validate"])
+        c.check(rc == 0 and "100 searches in 2 passes" in out and "validated:  yes" in out,
+                f"bcsstk13 --multi-source 100 --device {device}: 2 passes, validated", out[-400:] + err[-400:])
+    karate = os.path.join(matrices, "karate.mtx")
+    for args, what in [(["--multi-source", "4", "--kernel", "pull"], "--kernel"),
+                       (["--multi-source", "4", "--source", "3"], "--source N"),
+                       (["--multi-source", "4", "--levels", os.path.join(tmp, "l.out")], "--levels"),
+                       (["--multi-source", "4", "--partitions", "2"], "--partitions"),
+                       (["--multi-source", "0"], "0 sources")]:
+        c.expect_exit(f"--multi-source: {what} is a usage error", [karate, *args], 2)
 
 
 def test_transforms(c, tmp, matrices):
@@ -1120,6 +1148,7 @@ def main():
             test(c, tmp, args.matrices, gpu)
         test_samples(c, tmp, args.matrices, expected)
         test_partitions(c, tmp, args.matrices, expected, gpu)
+        test_multi_source(c, tmp, args.matrices, gpu)
         test_transforms(c, tmp, args.matrices)
         test_sources(c, tmp, args.matrices)
         test_outputs(c, tmp, args.matrices)

@@ -4,6 +4,7 @@
 // that cuda_supports_*() accept. Only called when GBCUDA_HAVE_CUDA. Every primitive enqueues its
 // work on the calling thread's stream and returns without waiting for the device.
 #include "gbcuda/detail/backend_ops.hpp"
+#include "gbcuda/detail/multi_source_level.hpp"
 #include "gbcuda/detail/product_policy.hpp"
 
 namespace gbcuda {
@@ -158,6 +159,16 @@ ProductPolicy calibrated_product_policy();
 std::string calibrated_policy_source();
 void fused_bfs(const CsrView<bool>& out, const CsrView<bool>& in, Index source, const ProductPolicy& policy,
                bool parents, bool stats, bool barrier_free_tail, BfsResult& r);
+
+// One level of a multi-source BFS pass on the GPU (lib/cuda/multi_source.cu): push over `out`
+// (next = the frontier's out-edges' searches not yet seen; next must be zero on entry) or pull
+// over `in` (each vertex not seen by every search ORs its in-neighbours' frontier words); then
+// seen |= next, the levels written, and counts[kMultiSourceCounts] (host memory) filled.
+void multi_source_level(const CsrView<bool>& out, const CsrView<bool>& in, const MultiSourceLevel& s, bool push,
+                        std::uint64_t* counts);
+// A pass's start: bit i of frontier and seen at src[i] (host memory, k <= 64), level 0 there;
+// frontier and seen zero and the levels -1 before.
+void multi_source_start(const MultiSourceLevel& s, const Index* src, int k);
 
 template <class T, class Accum>
 void merge(VectorStore<T>& w, const MaskView& m, const Accum& accum, VectorStore<T>& t, bool replace);
