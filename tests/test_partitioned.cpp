@@ -40,7 +40,7 @@ std::vector<std::pair<std::string, Matrix<bool>>> graphs() {
   g.emplace_back("random 777 undirected", gbtest::random_graph({777, 3.0, false, false, false, 0.1, 4}));
   g.emplace_back("tiny 5", gbtest::random_graph({5, 2.0, true, false, false, 0.0, 5}));
   g.emplace_back("path 300", gbtest::path_graph(300, true));
-  g.emplace_back("star 2000", gbtest::star_graph(2000));
+  g.emplace_back("star 10000", gbtest::star_graph(10000));  // a hub row longer than kBigRow in every part
   g.emplace_back("kron:10:8", gbcuda::generate_graph("kron:10:8", Backend::Host));
   g.emplace_back("grid:40:30", gbcuda::generate_graph("grid:40:30", Backend::Host));
   return g;

@@ -68,7 +68,8 @@ PartState make_state(const PartGraph& g, int parts, Index source, Backend where)
   s.next = Array<std::uint32_t>(words, where);
   s.visited = Array<std::uint32_t>(words, where);
   s.level = Array<std::int32_t>(std::max<std::size_t>(std::size_t(g.own()), 1), where);
-  s.counts = Array<ull>(kCounts, where);
+  s.counts = Array<ull>(kCounts + 1, where);
+  if (where == Backend::Cuda) s.big = Array<Vid>(std::size_t(g.out_idx.size() / std::size_t(kBigRow + 1)) + 1, where);
   fill_bytes(s.frontier.data(), where, 0, s.frontier.bytes());
   fill_bytes(s.visited.data(), where, 0, s.visited.bytes());
   fill_bytes(s.level.data(), where, 0xff, s.level.bytes());  // -1
@@ -86,7 +87,7 @@ PartState make_state(const PartGraph& g, int parts, Index source, Backend where)
   return s;
 }
 
-void host_level(const PartGraph& g, PartState& s, bool pull, int lvl, ull counts[kCounts]) {
+void host_level(const PartGraph& g, PartState& s, bool pull, int lvl) {
   const Index own = g.own(), words = g.slice_words;
   std::uint32_t* next = s.next.data();
   std::uint32_t* visited = s.visited.data();
@@ -142,9 +143,9 @@ void host_level(const PartGraph& g, PartState& s, bool pull, int lvl, ull counts
       }
     }
   }
-  counts[0] = found;
-  counts[1] = edges;
-  counts[2] = examined;
+  s.counts[0] = found;
+  s.counts[1] = edges;
+  s.counts[2] = examined;
 }
 
 #define GBCUDA_INSTANTIATE_BUILD_PART(T) \

@@ -34,8 +34,12 @@ struct PartState {
   Array<std::uint32_t> next;      // slice_words: the own vertices found in this level
   Array<std::uint32_t> visited;   // slice_words
   Array<std::int32_t> level;      // own(): -1 until reached
-  Array<ull> counts;              // kCounts (device parts; the host counts on the stack)
+  Array<ull> counts;              // kCounts + 1 (device parts): the counts, then the big rows' count
+  Array<Vid> big;                 // device parts: the frontier vertices whose push waits for the grid
 };
+// A push on the GPU expands a frontier vertex with more out-edges into the part than this with
+// the whole grid (one warp would take as long as all others: a hub of 400,000 took 9.6 ms).
+inline constexpr Offset kBigRow = 2048;
 inline constexpr int kCounts = 3;  // found, their out-edges (whole-graph degrees), edges examined
 
 // Allocates and clears a part's state; the source's owner marks it visited at level 0.
@@ -44,8 +48,9 @@ PartState make_state(const PartGraph& g, int parts, Index source, Backend where)
 // One level on part g: next = the own unvisited vertices with an in-neighbour in `frontier`
 // (pull: each scans its in-edges and stops at the first in the frontier; push: every frontier
 // vertex's out-edges into the part), marked visited with level `lvl`. counts[] = what the level
-// found and examined on this part. next is cleared first.
-void host_level(const PartGraph& g, PartState& s, bool pull, int lvl, ull counts[kCounts]);
-void cuda_level(const PartGraph& g, PartState& s, bool pull, int lvl, ull counts[kCounts]);  // part_step.cu
+// found and examined on this part, in s.counts (the part's memory; on the GPU stream-ordered, no
+// wait). next is cleared first.
+void host_level(const PartGraph& g, PartState& s, bool pull, int lvl);
+void cuda_level(const PartGraph& g, PartState& s, bool pull, int lvl);  // part_step.cu
 
 }  // namespace gbcuda::detail::partitioned
