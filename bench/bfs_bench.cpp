@@ -36,6 +36,7 @@
 #include "gbcuda/matrix.hpp"
 #include "gbcuda/reorder.hpp"
 #include "gbcuda/types.hpp"
+#include "graph500.hpp"
 
 #if GBCUDA_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -123,7 +124,9 @@ struct Options {
   bool no_barrier_free_tail = false;
   Index host_max_entries = 200000000;
   double timeout_per_case = 20.0;
-  std::string reorder = "none";  // comma-separated orderings for the gbcuda kernels
+  std::string reorder = "none";     // comma-separated orderings for the gbcuda kernels
+  std::vector<long long> graph500;  // SCALE [EDGEFACTOR]: the Graph500 mode
+  bool no_validate = false;         // --graph500 only
 };
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
@@ -974,8 +977,18 @@ void build_cli(CLI::App& app, Options& o) {
   app.add_option("--sources", o.sources, "Random non-isolated sources beside the highest-out-degree vertex (default 0)")
       ->type_name("K")
       ->check(CLI::Range(0, 1000000).description(""));
-  app.add_option("--seed", o.seed, "Seed for the random sources (default 1; graphs use the generators' default seed)")
+  app.add_option("--seed", o.seed,
+                 "Seed for the random sources and --graph500's search keys (default 1; graphs use the generators'\n"
+                 "default seed)")
       ->type_name("S");
+  app.add_option("--graph500", o.graph500,
+                 "The Graph500 BFS benchmark instead of the table: kron:SCALE:EDGEFACTOR (default 16) built and\n"
+                 "timed (kernel 1), 64 distinct search keys with an edge (--seed), each searched with parents and\n"
+                 "validated, TEPS = the drawn edges inside the searched component / the search's time; the\n"
+                 "reference code's statistics and output format on stdout, every number in --json")
+      ->type_name("SCALE [EDGEFACTOR]")
+      ->expected(1, 2);
+  app.add_flag("--no-validate", o.no_validate, "With --graph500: skip the validation of each search (on the host)");
   app.add_option("--repeat", o.repeat, "Timed BFS per case (default 10)")
       ->type_name("N")
       ->check(CLI::Range(1, 1000000).description(""));
@@ -1160,7 +1173,44 @@ std::vector<GraphInput> real_files() {
   return out;
 }
 
+// --graph500 SCALE [EDGEFACTOR] (graph500.hpp).
+int run_graph500_mode(const Options& o, const std::string& command_line) {
+  if (!o.graphs.empty() || !o.preset.empty()) throw UsageError{"--graph500 makes its own graph: no GRAPH or --preset"};
+  if (!o.kernels.empty() || o.reorder != "none" || o.sources != 0)
+    throw UsageError{
+        "--graph500 runs the library's BFS (auto) from its own 64 keys: no --kernels, --reorder or --sources"};
+  gbcuda_bench::Graph500Options g;
+  if (o.graph500[0] < 1 || o.graph500[0] > 30) throw UsageError{"--graph500: SCALE must be 1 to 30"};
+  g.scale = int(o.graph500[0]);
+  if (o.graph500.size() > 1) {
+    if (o.graph500[1] < 1) throw UsageError{"--graph500: EDGEFACTOR must be at least 1"};
+    g.edge_factor = o.graph500[1];
+  }
+  g.seed = o.seed;
+  g.backend = gbcuda::resolve_device(gbcuda::parse_device(o.device));
+  g.validate = !o.no_validate;
+  if (!o.json_file.empty()) {
+    const std::filesystem::path dir = std::filesystem::absolute(o.json_file).parent_path();
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec))
+      throw UsageError{fmt::format("--json {}: the folder {} does not exist", o.json_file, dir.string())};
+  }
+  bool failed = false;
+  nlohmann::json j = gbcuda_bench::run_graph500(g, failed);
+  if (!o.json_file.empty()) {
+    j["tool"] = "bfs_bench --graph500";
+    j["gbcuda_version"] = GBCUDA_VERSION_STRING;
+    j["command_line"] = command_line;
+    j["date"] = utc_now();
+    gbcuda::write_file_atomically(o.json_file, [&](std::ostream& out) { out << j.dump(2) << '\n'; });
+    fmt::print(stderr, "bfs_bench: wrote {}\n", o.json_file);
+  }
+  return failed ? kExitFailure : kExitOk;
+}
+
 int run(const Options& o, const std::string& command_line) {
+  if (!o.graph500.empty()) return run_graph500_mode(o, command_line);
+  if (o.no_validate) throw UsageError{"--no-validate goes with --graph500 (every other case is always checked)"};
   if (o.kernels == "list") {
     print_kernel_catalogue(gbcuda::resolve_device(gbcuda::parse_device(o.device)));
     return kExitOk;

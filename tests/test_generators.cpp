@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "gbcuda/bfs.hpp"
 #include "gbcuda/context.hpp"
 #include "gbcuda/generators.hpp"
 #include "gbcuda/io.hpp"
@@ -485,6 +486,33 @@ TEST(Generators, Road) {
   const std::size_t road_levels = level_sizes(a, src).size(), grid_levels = level_sizes(g, src).size();
   EXPECT_GT(road_levels, grid_levels * 8 / 10);
   EXPECT_LT(road_levels, grid_levels * 3 / 2);
+}
+
+// Graph500's nedge: the drawn edges with both ends reached. Everything reached: every drawn edge;
+// nothing: none; a search's component: at least its distinct undirected edges, at most all.
+TEST(Generators, DrawnEdgesWithinAComponent) {
+  for (const char* text : {"kron:10:16", "urand:10:8", "rmat:10:8"}) {
+    SCOPED_TRACE(text);
+    const gbcuda::GraphSpec spec = gbcuda::parse_graph_spec(text);
+    const Index n = spec.vertices;
+    EXPECT_EQ(gbcuda::count_drawn_edges_within(spec, std::vector<std::int32_t>(std::size_t(n), 0)), spec.edges_drawn());
+    EXPECT_EQ(gbcuda::count_drawn_edges_within(spec, std::vector<std::int32_t>(std::size_t(n), -1)), 0);
+    if (!spec.symmetric()) continue;
+    const auto A = gbcuda::generate_graph(spec, gbcuda::Backend::Host);
+    gbcuda::BfsOptions o;
+    o.device = gbcuda::Device::Host;
+    const auto r = gbcuda::bfs(A, 0, o);
+    const Index within = gbcuda::count_drawn_edges_within(spec, r.level);
+    EXPECT_GE(within, r.edges_traversed / 2);  // no self loops stored: each undirected edge twice
+    EXPECT_LE(within, spec.edges_drawn());
+    std::vector<std::int32_t> half(std::size_t(n), -1);
+    for (Index v = 0; v < n / 2; ++v) half[std::size_t(v)] = 0;
+    EXPECT_LT(gbcuda::count_drawn_edges_within(spec, half), spec.edges_drawn());
+  }
+  EXPECT_THROW(gbcuda::count_drawn_edges_within(gbcuda::parse_graph_spec("grid:4:4"), std::vector<std::int32_t>(16, 0)),
+               gbcuda::Error);
+  EXPECT_THROW(gbcuda::count_drawn_edges_within(gbcuda::parse_graph_spec("kron:4:4"), std::vector<std::int32_t>(3, 0)),
+               gbcuda::Error);
 }
 
 TEST(Generators, DeterministicForASeed) {

@@ -34,6 +34,7 @@
 // matrix, on any number of threads.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "gbcuda/matrix.hpp"
 
@@ -80,5 +81,13 @@ Matrix<bool> generate_graph(const GraphSpec& spec, Backend where, std::uint64_t 
 inline Matrix<bool> generate_graph(const std::string& spec, Backend where, std::uint64_t seed = kDefaultGraphSeed) {
   return generate_graph(parse_graph_spec(spec), where, seed);
 }
+
+// Graph500's edge count of one search (its "nedge"): the edges drawn, before symmetrizing and the
+// removal of self loops and duplicates, whose both ends the search reached (level[v] >= 0), each
+// counted once. Drawn again on the host (OpenMP) from the same seed. For kron, urand and rmat,
+// whose edges are drawn independently; Error(InvalidValue) for the other kinds or a level vector
+// of another length.
+Index count_drawn_edges_within(const GraphSpec& spec, const std::vector<std::int32_t>& level,
+                               std::uint64_t seed = kDefaultGraphSeed);
 
 }  // namespace gbcuda

@@ -433,6 +433,36 @@ GraphSpec parse_graph_spec(const std::string& text) {
   return s;
 }
 
+namespace {
+template <class EdgeFn>
+Index count_drawn_within(const EdgeFn& edge, Index m, const std::vector<std::int32_t>& level) {
+  Index count = 0;
+#pragma omp parallel for schedule(static) reduction(+ : count)
+  for (Index k = 0; k < m; ++k) {
+    const gen::Edge e = edge(std::uint64_t(k));
+    count += level[e.u] >= 0 && level[e.v] >= 0;
+  }
+  return count;
+}
+}  // namespace
+
+Index count_drawn_edges_within(const GraphSpec& given, const std::vector<std::int32_t>& level, std::uint64_t seed) {
+  const GraphSpec spec = parse_graph_spec(given.text());
+  if (Index(level.size()) != spec.vertices)
+    throw Error(Status::InvalidValue, "count_drawn_edges_within: " + std::to_string(level.size()) + " levels for " +
+                                          spec.text() + "'s " + std::to_string(spec.vertices) + " vertices");
+  switch (spec.kind) {
+    case GraphSpec::Kind::Kron:
+      return count_drawn_within(gen::RMatEdges::kron(spec.scale, seed), spec.edges_drawn(), level);
+    case GraphSpec::Kind::Urand:
+      return count_drawn_within(gen::UrandEdges(spec.scale, seed), spec.edges_drawn(), level);
+    case GraphSpec::Kind::RMat: return count_drawn_within(gen::RMatEdges::rmat(spec, seed), spec.edges_drawn(), level);
+    default:
+      throw Error(Status::InvalidValue, "count_drawn_edges_within: " + spec.text() +
+                                            " does not draw its edges independently (kron, urand, rmat do)");
+  }
+}
+
 Matrix<bool> generate_graph(const GraphSpec& given, Backend where, std::uint64_t seed) {
   const GraphSpec spec = parse_graph_spec(given.text());  // checks a hand-made spec too
   if (where == Backend::Cuda) {

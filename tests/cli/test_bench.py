@@ -412,8 +412,32 @@ def main():
             for opt in ["--reorder", "--kernels", "--sources", "--seed", "--repeat", "--warmup", "--device", "--json", "--preset",
                         "--no-graphblas", "--no-host", "--host-max-entries", "--timeout-per-case", "real-small",
                         "scripts/real-graphs.sh", "GBCUDA_GRAPH_DIR", "--format", "--index-base", "--header",
-                        "--symmetrize"]:
+                        "--symmetrize", "--graph500", "--no-validate"]:
                 c.check(opt in out, f"--help mentions {opt}")
+
+        # --graph500: kernel 1 timed, the keys searched and validated, the reference output format.
+        g5 = os.path.join(tmp, "g500.json")
+        rc, out, err, _ = c.run_timed(["--graph500", "10", "8", "--device", "host", "--json", g5])
+        if c.check(rc == 0, "--graph500 10 8: exit 0", err[-800:]):
+            fields = dict(ln.split(": ", 1) for ln in out.splitlines() if ": " in ln)
+            for k in ["SCALE", "edgefactor", "NBFS", "graph_generation", "construction_time", "bfs  median_time",
+                      "bfs  harmonic_mean_TEPS", "median_nedge", "bfs  validation"]:
+                c.check(k in fields, f"--graph500: prints {k}", out[:600])
+            c.check(fields.get("SCALE") == "10" and fields.get("edgefactor") == "8" and fields.get("NBFS") == "64",
+                    "--graph500: SCALE 10, edgefactor 8, 64 searches", out[:300])
+            c.check(fields.get("bfs  validation") == "passed", "--graph500: every search validated")
+            j = load_json(c, g5, "--graph500")
+            if j:
+                c.check(len(j.get("searches", [])) == 64 and len({s["key"] for s in j["searches"]}) == 64,
+                        "--graph500 JSON: 64 distinct keys")
+                c.check(all(0 < s["nedge"] <= 8 * 1024 and s["valid"] for s in j["searches"]),
+                        "--graph500 JSON: each search's nedge within the drawn edges, valid")
+                c.check(j.get("edges_drawn") == 8 * 1024 and j["teps"]["min"] <= j["teps"]["harmonic_mean"] <= j["teps"]["max"],
+                        "--graph500 JSON: edges drawn, TEPS statistics", str(j.get("teps")))
+        for args, what in [(["--graph500", "10", karate], "a GRAPH"), (["--graph500", "0"], "SCALE 0"),
+                           (["--graph500", "10", "--kernels", "pull"], "--kernels"), (["--no-validate", karate], "--no-validate alone")]:
+            rc, out, err, _ = c.run_timed([*args, "--device", "host"])
+            c.check(rc == 2, f"--graph500: {what} is a usage error", f"exit {rc}; {err[-300:]}")
 
         # --kernels list: the library's kernels, algebra, and (in a CUDA build) the seed kernels.
         rc, out, err, _ = c.run_timed(["--kernels", "list", "--device", "host"])
