@@ -8,8 +8,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -549,6 +551,64 @@ TEST(Generators, HostAndGpuIdentical) {
       EXPECT_EQ(arrays(g), arrays(host(spec, seed))) << spec << " seed " << seed;
     }
   }
+}
+
+// Sets an environment variable for one scope, restoring what was there before.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    ::setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (old_) ::setenv(name_, old_->c_str(), 1);
+    else ::unsetenv(name_);
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+// The GPU build in row groups (forced by GBCUDA_GENERATOR_WORKING_BYTES) gives the same CSR as
+// the one-pass build and the host. With 1 byte every group holds one non-empty row bucket (one
+// row, at these sizes); with 64 KiB the larger graphs take tens of groups and keep their columns
+// in the array sized for every key (shrunk); with 1 MiB they take one to four groups and their
+// columns are copied into an array of the exact size.
+TEST(Generators, GpuRowGroupsMatchOnePass) {
+  if (!gbcuda::cuda_available()) GTEST_SKIP() << "no CUDA device: the GPU builder needs one";
+  for (const char* spec : {"kron:12:16", "urand:12:8", "rmat:12:8", "rmat:9:4:0.25:0.25:0.25", "powerlaw:5000:8",
+                           "web:5000", "road:37:21", "kron:1:4", "urand:1:1", "powerlaw:1:1", "road:1:1"}) {
+    for (std::uint64_t seed : {std::uint64_t{1}, gbcuda::kDefaultGraphSeed}) {
+      const Arrays expected = arrays(host(spec, seed));
+      EXPECT_EQ(arrays(gbcuda::generate_graph(spec, Backend::Cuda, seed)), expected) << spec << " seed " << seed;
+      for (const char* budget : {"1", "64K", "1M"}) {
+        const ScopedEnv env("GBCUDA_GENERATOR_WORKING_BYTES", budget);
+        const Matrix<bool> g = gbcuda::generate_graph(spec, Backend::Cuda, seed);
+        EXPECT_EQ(g.csr(Backend::Cuda).where(), Backend::Cuda);
+        EXPECT_EQ(arrays(g), expected) << spec << " seed " << seed << " working bytes " << budget;
+      }
+    }
+  }
+}
+
+// GBCUDA_GENERATOR_WORKING_BYTES: a positive count of bytes, with an optional K, M or G.
+TEST(Generators, GpuWorkingBytesMustBeAByteCount) {
+  if (!gbcuda::cuda_available()) GTEST_SKIP() << "no CUDA device: the GPU builder needs one";
+  for (const char* bad : {"0", "12x", "-5", "1.5G", "K", "99999999999999999999"}) {
+    const ScopedEnv env("GBCUDA_GENERATOR_WORKING_BYTES", bad);
+    try {
+      gbcuda::generate_graph("kron:6:4", Backend::Cuda);
+      ADD_FAILURE() << bad << ": no throw";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.status(), Status::InvalidValue) << bad;
+      EXPECT_NE(std::string(e.what()).find("GBCUDA_GENERATOR_WORKING_BYTES"), std::string::npos) << e.what();
+    }
+  }
+  const ScopedEnv env("GBCUDA_GENERATOR_WORKING_BYTES", "8k");
+  EXPECT_EQ(arrays(gbcuda::generate_graph("kron:6:4", Backend::Cuda)), arrays(host("kron:6:4")));
 }
 
 TEST(Generators, GpuOutOfMemoryIsReportedBeforehand) {

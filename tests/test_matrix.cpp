@@ -205,6 +205,21 @@ TEST(Memory, HostAllocationTooLargeIsReported) {
   }
 }
 
+// shrink() keeps a prefix of the elements; the copies and the size see only those.
+TEST(Memory, ShrinkKeepsAPrefix) {
+  gbcuda::detail::Array<int> a(std::vector<int>{1, 2, 3, 4, 5}, Backend::Host);
+  a.shrink(9);
+  EXPECT_EQ(a.size(), 5u);
+  a.shrink(3);
+  EXPECT_EQ(a.size(), 3u);
+  EXPECT_EQ(a.bytes(), 3 * sizeof(int));
+  EXPECT_EQ(a.to_vector(), (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(a.clone(Backend::Host).to_vector(), (std::vector<int>{1, 2, 3}));
+  a.shrink(0);
+  EXPECT_TRUE(a.empty());
+  EXPECT_EQ(a.data(), nullptr);
+}
+
 TEST(Memory, DeviceAllocationTooLargeSaysNeededAndFree) {
   if (!gbcuda::cuda_available()) GTEST_SKIP() << "no CUDA device: nothing to exhaust";
   try {

@@ -77,6 +77,14 @@ GraphSpec parse_graph_spec(const std::string& text);
 // host) and first checks that the GPU has room: Error(OutOfMemory, "... needs X GiB, Y GiB
 // free") otherwise; Error(NoDevice) in a build without CUDA or without a GPU. Backend::Host
 // uses OpenMP threads.
+// On the GPU, the kinds drawn edge by edge (all but grid and randout) sort 64-bit keys, one per
+// edge drawn (two for the symmetric kinds), through two buffers. When those would take
+// more than 3/4 of the free memory, the CSR is built one group of consecutive rows at a time,
+// within a working budget: the free memory less the CSR (its columns first allocated for every
+// key) and a reserve of 1/16; each group draws every edge again. The environment variable
+// GBCUDA_GENERATOR_WORKING_BYTES (bytes, or with a K, M or G suffix: 512M, 8G) forces that build
+// with that budget for the keys and CUB's temporary storage (the CSR comes on top); a value that
+// is not a positive byte count is Error(InvalidValue). The matrix is the same either way.
 Matrix<bool> generate_graph(const GraphSpec& spec, Backend where, std::uint64_t seed = kDefaultGraphSeed);
 inline Matrix<bool> generate_graph(const std::string& spec, Backend where, std::uint64_t seed = kDefaultGraphSeed) {
   return generate_graph(parse_graph_spec(spec), where, seed);

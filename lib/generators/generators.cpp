@@ -278,13 +278,13 @@ namespace gen {
 
 void progress(const GraphSpec& spec, Backend where, const char* phase) {
   if (!show_progress(spec)) return;
-  std::fprintf(stderr, "\rgenerating %s (%s): %-24s", spec.text().c_str(), to_string(where), phase);
+  std::fprintf(stderr, "\rgenerating %s (%s): %-36s", spec.text().c_str(), to_string(where), phase);
   std::fflush(stderr);
 }
 
 void progress_done(const GraphSpec& spec, Backend where) {
   if (!show_progress(spec)) return;
-  std::fprintf(stderr, "\rgenerating %s (%s): %-24s\n", spec.text().c_str(), to_string(where), "done");
+  std::fprintf(stderr, "\rgenerating %s (%s): %-36s\n", spec.text().c_str(), to_string(where), "done");
 }
 
 }  // namespace gen

@@ -159,6 +159,14 @@ class Array {
     ptr_ = nullptr;
     n_ = 0;
   }
+  // Keeps the first min(n, size()) elements: size() becomes that, and the allocation stays whole
+  // until the array frees it (shrinking to 0 frees it now). For a buffer filled up to a count
+  // known only afterwards, where a copy of the right size would not fit beside it.
+  void shrink(std::size_t n) noexcept {
+    if (n >= n_) return;
+    if (n == 0) reset();
+    else n_ = n;
+  }
 
  private:
   T* ptr_ = nullptr;
