@@ -20,11 +20,9 @@
 namespace gbcuda {
 
 // Moves data between the ranks (parts) of a partitioned algorithm. Each rank is driven by one
-// host thread; every rank calls the same collectives in the same order. Buffers live in
-// memory(): device memory of device() for Backend::Cuda, host memory for Backend::Host. A
-// collective on device memory is ordered on the calling thread's gbcuda stream (cuda_stream()):
-// its result is there for the work enqueued after it, and for the host after a synchronisation;
-// on host memory it is complete when the call returns.
+// host thread; every rank calls the same collectives in the same order, and each call returns to
+// its thread when the rank's result is complete. Buffers live in memory(): device memory of
+// device() for Backend::Cuda, host memory for Backend::Host.
 class Communicator {
  public:
   virtual ~Communicator() = default;
@@ -36,7 +34,7 @@ class Communicator {
   virtual int device() const = 0;
   // recv[r * words + i] = send[i] of rank r, for every rank r (recv holds size() * words words).
   virtual void allgather(const std::uint32_t* send, std::uint32_t* recv, std::size_t words) = 0;
-  // values[i] = the sum over the ranks of their values[i] (values in memory()).
+  // values[i] = the sum over the ranks of their values[i]; host memory.
   virtual void allreduce_sum(std::uint64_t* values, int count) = 0;
   // This rank has failed: the other ranks' pending and later collectives throw Error instead of
   // waiting for it (NCCL: every communicator of the group is aborted).

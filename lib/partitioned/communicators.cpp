@@ -80,16 +80,13 @@ class LoopbackCommunicator final : public Communicator {
   }
 
   void allreduce_sum(std::uint64_t* values, int count) override {
-    const auto k = static_cast<std::size_t>(count);
-    std::vector<std::uint64_t> mine(k), sum(k, 0);
-    detail::copy_bytes(mine.data(), Backend::Host, values, where_, mine.size() * sizeof(std::uint64_t));  // waits
-    group_->inputs[std::size_t(rank_)] = mine.data();
+    group_->inputs[std::size_t(rank_)] = values;
     group_->barrier();
+    std::vector<std::uint64_t> sum(std::size_t(count), 0);
     for (int r = 0; r < size(); ++r)
       for (int i = 0; i < count; ++i) sum[std::size_t(i)] += group_->inputs[std::size_t(r)][i];
-    group_->barrier();  // every rank has read every input before any goes
-    detail::copy_bytes(values, where_, sum.data(), Backend::Host, sum.size() * sizeof(std::uint64_t));
-    synchronize(where_);  // (sum is about to go)
+    group_->barrier();  // every rank has read every input before any is overwritten
+    for (int i = 0; i < count; ++i) values[i] = sum[std::size_t(i)];
   }
 
  private:
@@ -135,15 +132,23 @@ class NcclCommunicator final : public Communicator {
   int device() const override { return device_; }
   void abort() noexcept override { group_->abort_all(); }
 
-  // Both stream-ordered: no wait here (the caller's next read of the results waits).
   void allgather(const std::uint32_t* send, std::uint32_t* recv, std::size_t words) override {
     auto s = static_cast<cudaStream_t>(detail::library_stream());
     nccl_check(ncclAllGather(send, recv, words, ncclUint32, comm(), s), "ncclAllGather");
+    finish(s);
   }
 
   void allreduce_sum(std::uint64_t* values, int count) override {
+    if (scratch_.size() < std::size_t(count))
+      scratch_ = detail::Array<std::uint64_t>(std::size_t(count), Backend::Cuda);
+    detail::copy_bytes(scratch_.data(), Backend::Cuda, values, Backend::Host,
+                       std::size_t(count) * sizeof(std::uint64_t));
     auto s = static_cast<cudaStream_t>(detail::library_stream());
-    nccl_check(ncclAllReduce(values, values, std::size_t(count), ncclUint64, ncclSum, comm(), s), "ncclAllReduce");
+    nccl_check(ncclAllReduce(scratch_.data(), scratch_.data(), std::size_t(count), ncclUint64, ncclSum, comm(), s),
+               "ncclAllReduce");
+    finish(s);
+    detail::copy_bytes(values, Backend::Host, scratch_.data(), Backend::Cuda,
+                       std::size_t(count) * sizeof(std::uint64_t));
   }
 
  private:
@@ -151,9 +156,15 @@ class NcclCommunicator final : public Communicator {
     if (group_->failed()) throw PeerFailed();
     return group_->comms[std::size_t(rank_)];
   }
+  void finish(cudaStream_t s) {
+    const cudaError_t e = cudaStreamSynchronize(s);
+    if (group_->failed()) throw PeerFailed();
+    if (e != cudaSuccess) throw Error(Status::CudaError, std::string("NCCL collective: ") + cudaGetErrorString(e));
+  }
   std::shared_ptr<NcclGroup> group_;
   int rank_;
   int device_;
+  detail::Array<std::uint64_t> scratch_;
 };
 #endif
 

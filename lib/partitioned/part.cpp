@@ -87,7 +87,7 @@ PartState make_state(const PartGraph& g, int parts, Index source, Backend where)
   return s;
 }
 
-void host_level(const PartGraph& g, PartState& s, bool pull, int lvl) {
+void host_level(const PartGraph& g, PartState& s, bool pull, int lvl, ull counts[kCounts]) {
   const Index own = g.own(), words = g.slice_words;
   std::uint32_t* next = s.next.data();
   std::uint32_t* visited = s.visited.data();
@@ -143,9 +143,9 @@ void host_level(const PartGraph& g, PartState& s, bool pull, int lvl) {
       }
     }
   }
-  s.counts[0] = found;
-  s.counts[1] = edges;
-  s.counts[2] = examined;
+  counts[0] = found;
+  counts[1] = edges;
+  counts[2] = examined;
 }
 
 #define GBCUDA_INSTANTIATE_BUILD_PART(T) \

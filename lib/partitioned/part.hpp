@@ -48,9 +48,8 @@ PartState make_state(const PartGraph& g, int parts, Index source, Backend where)
 // One level on part g: next = the own unvisited vertices with an in-neighbour in `frontier`
 // (pull: each scans its in-edges and stops at the first in the frontier; push: every frontier
 // vertex's out-edges into the part), marked visited with level `lvl`. counts[] = what the level
-// found and examined on this part, in s.counts (the part's memory; on the GPU stream-ordered, no
-// wait). next is cleared first.
-void host_level(const PartGraph& g, PartState& s, bool pull, int lvl);
-void cuda_level(const PartGraph& g, PartState& s, bool pull, int lvl);  // part_step.cu
+// found and examined on this part. next is cleared first.
+void host_level(const PartGraph& g, PartState& s, bool pull, int lvl, ull counts[kCounts]);
+void cuda_level(const PartGraph& g, PartState& s, bool pull, int lvl, ull counts[kCounts]);  // part_step.cu
 
 }  // namespace gbcuda::detail::partitioned

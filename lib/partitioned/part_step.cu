@@ -121,7 +121,7 @@ __global__ void big_push_kernel(LevelArgs a) {
 
 }  // namespace
 
-void cuda_level(const PartGraph& g, PartState& s, bool pull, int lvl) {
+void cuda_level(const PartGraph& g, PartState& s, bool pull, int lvl, ull counts[kCounts]) {
   const cudaStream_t st = cuda::stream();
   LevelArgs a{};
   a.in_ptr = g.in_ptr.data();
@@ -151,6 +151,7 @@ void cuda_level(const PartGraph& g, PartState& s, bool pull, int lvl) {
     big_push_kernel<<<cuda::grid_for(Index(g.out_idx.size()) / 64), cuda::kBlock, 0, st>>>(a);
   }
   CUDA_CHECK_LAUNCH();
+  copy_bytes(counts, Backend::Host, s.counts.data(), Backend::Cuda, kCounts * sizeof(ull));  // waits
 }
 
 }  // namespace gbcuda::detail::partitioned

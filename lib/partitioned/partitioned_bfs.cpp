@@ -165,12 +165,12 @@ BfsResult PartitionedGraph::bfs(Index source, const PartitionedBfsOptions& o) co
       const bool growing = frontier[0] > prev_size;
       if (!pulling && growing && double(frontier[1]) > unexplored / alpha) pulling = true;
       else if (pulling && !growing && double(frontier[0]) < double(m.n) / beta) pulling = false;
-      if (m.where == Backend::Cuda) cuda_level(g, s, pulling, lvl);
-      else host_level(g, s, pulling, lvl);
+      ull counts[kCounts];
+      if (m.where == Backend::Cuda) cuda_level(g, s, pulling, lvl, counts);
+      else host_level(g, s, pulling, lvl, counts);
       comm.allgather(s.next.data(), s.frontier.data(), std::size_t(g.slice_words));
-      comm.allreduce_sum(reinterpret_cast<std::uint64_t*>(s.counts.data()), kCounts);  // same width
-      std::uint64_t sums[kCounts];
-      detail::copy_bytes(sums, Backend::Host, s.counts.data(), m.where, sizeof(sums));  // the level's one wait
+      std::uint64_t sums[kCounts] = {counts[0], counts[1], counts[2]};
+      comm.allreduce_sum(sums, kCounts);
       if (p == 0 && o.collect_stats) {
         BfsLevelStats l;
         l.level = lvl;
