@@ -224,6 +224,16 @@ TEST(ValidateBfs, CatchesCorruptedResults) {
   bad = good;
   bad.level.pop_back();
   EXPECT_NE(gbcuda::validate_bfs(A, 0, bad), "");
+  // The vertices are checked in parallel; the message names the lowest one with a problem.
+  bad = good;
+  Index last3 = -1;
+  for (Index v = 0; v < A.nrows(); ++v)
+    if (good.level[v] == 3) last3 = v;
+  ASSERT_GT(last3, v3);
+  bad.parent[last3] = last3;
+  bad.parent[v3] = v3;
+  EXPECT_EQ(gbcuda::validate_bfs(A, 0, bad),
+            "parent " + std::to_string(v3) + " of vertex " + std::to_string(v3) + " is at level 3, expected 2");
 }
 
 TEST(BfsResultFacts, EdgesTraversedCountsRowsOfReachedVertices) {

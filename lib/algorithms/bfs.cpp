@@ -207,6 +207,19 @@ void detail::complete_bfs_result(const Matrix<T>& A, BfsResult& r) {
   r.edges_traversed = edges;
 }
 
+namespace {
+// The problem `check` reports for the lowest vertex that has one ("" when none has): the vertices
+// are checked in parallel, the message made once, for that vertex.
+template <class Check>
+std::string first_problem(Index n, const Check& check) {
+  Index first = n;
+#pragma omp parallel for schedule(dynamic, 4096) reduction(min : first)
+  for (Index v = 0; v < n; ++v)
+    if (v < first && !check(v).empty()) first = v;
+  return first < n ? check(first) : std::string();
+}
+}  // namespace
+
 template <class T>
 std::string validate_bfs(const Matrix<T>& A, Index source, const BfsResult& r) {
   const Index n = A.nrows();
@@ -215,37 +228,35 @@ std::string validate_bfs(const Matrix<T>& A, Index source, const BfsResult& r) {
   if (source < 0 || source >= n) return "source out of range";
   if (r.level[source] != 0) return "source level is " + s(r.level[source]) + ", expected 0";
   const Csr<T>& a = A.csr(Backend::Host);
-  for (Index v = 0; v < n; ++v) {
+  std::string problem = first_problem(n, [&](Index v) -> std::string {
     if (r.level[v] < -1) return "vertex " + s(v) + " has level " + s(r.level[v]);
     if (r.level[v] == 0 && v != source) return "vertex " + s(v) + " has level 0 but is not the source";
-    if (r.level[v] < 0) continue;
+    if (r.level[v] < 0) return {};
     for (Offset p = a.row_ptr[v]; p < a.row_ptr[v + 1]; ++p) {
       const Index w = a.col_idx[p];
       if (r.level[w] < 0) return "edge " + s(v) + "->" + s(w) + " leaves the reached set";
       if (r.level[w] > r.level[v] + 1)
         return "edge " + s(v) + "->" + s(w) + " spans levels " + s(r.level[v]) + " -> " + s(r.level[w]);
     }
-  }
+    return {};
+  });
+  if (!problem.empty()) return problem;
   // Every reached vertex other than the source needs an in-neighbour one level up (levels are
   // then exact BFS distances, given the edge check above).
   const Csr<T>& at = A.transpose().csr(Backend::Host);
-  for (Index v = 0; v < n; ++v) {
-    if (r.level[v] <= 0) continue;
-    bool found = false;
-    for (Offset p = at.row_ptr[v]; p < at.row_ptr[v + 1] && !found; ++p)
-      found = r.level[at.col_idx[p]] == r.level[v] - 1;
-    if (!found) return "vertex " + s(v) + " at level " + s(r.level[v]) + " has no in-neighbour one level up";
-  }
-  if (r.parent.empty()) return "";
+  problem = first_problem(n, [&](Index v) -> std::string {
+    if (r.level[v] <= 0) return {};
+    for (Offset p = at.row_ptr[v]; p < at.row_ptr[v + 1]; ++p)
+      if (r.level[at.col_idx[p]] == r.level[v] - 1) return {};
+    return "vertex " + s(v) + " at level " + s(r.level[v]) + " has no in-neighbour one level up";
+  });
+  if (!problem.empty() || r.parent.empty()) return problem;
   if (Index(r.parent.size()) != n) return "parent has " + s(Index(r.parent.size())) + " entries, expected " + s(n);
   if (r.parent[source] != source) return "parent of the source is " + s(r.parent[source]) + ", expected itself";
-  for (Index v = 0; v < n; ++v) {
-    if (v == source) continue;
+  return first_problem(n, [&](Index v) -> std::string {
+    if (v == source) return {};
     const Index p = r.parent[v];
-    if (r.level[v] < 0) {
-      if (p != -1) return "unreached vertex " + s(v) + " has parent " + s(p);
-      continue;
-    }
+    if (r.level[v] < 0) return p != -1 ? "unreached vertex " + s(v) + " has parent " + s(p) : std::string();
     if (p < 0 || p >= n) return "vertex " + s(v) + " has parent " + s(p) + " out of range";
     if (r.level[p] != r.level[v] - 1)
       return "parent " + s(p) + " of vertex " + s(v) + " is at level " + s(r.level[p]) + ", expected " +
@@ -254,8 +265,8 @@ std::string validate_bfs(const Matrix<T>& A, Index source, const BfsResult& r) {
     const Vid* e = a.col_idx.data() + a.row_ptr[p + 1];
     if (!std::binary_search(b, e, static_cast<Vid>(v)))
       return "parent " + s(p) + " of vertex " + s(v) + " has no edge to it";
-  }
-  return "";
+    return {};
+  });
 }
 
 #define GBCUDA_INSTANTIATE_BFS(T)                                                 \
