@@ -166,8 +166,12 @@ BfsResult PartitionedGraph::bfs(Index source, const PartitionedBfsOptions& o) co
       if (!pulling && growing && double(frontier[1]) > unexplored / alpha) pulling = true;
       else if (pulling && !growing && double(frontier[0]) < double(m.n) / beta) pulling = false;
       ull counts[kCounts];
+#if GBCUDA_HAVE_CUDA
       if (m.where == Backend::Cuda) cuda_level(g, s, pulling, lvl, counts);
       else host_level(g, s, pulling, lvl, counts);
+#else
+      host_level(g, s, pulling, lvl, counts);
+#endif
       comm.allgather(s.next.data(), s.frontier.data(), std::size_t(g.slice_words));
       std::uint64_t sums[kCounts] = {counts[0], counts[1], counts[2]};
       comm.allreduce_sum(sums, kCounts);
