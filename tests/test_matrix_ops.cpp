@@ -223,6 +223,73 @@ TEST_P(MatrixOps, ExtractTuplesMatchesGraphBLAS) {
   EXPECT_EQ(got, entries_of<std::int64_t>(gA.m));
 }
 
+// C = A (+) B and A (x) B over several operators, with the inputs transposed or not, against
+// GrB_Matrix_eWiseAdd / eWiseMult (the descriptor's GrB_INP0 / GrB_INP1 transposes); C lands in
+// the backend asked for.
+template <class T, class Op>
+void check_ewise_matrix(Backend b, const Op& op, GrB_BinaryOp grb_op, const std::string& what) {
+  Rng rng(41);
+  const Index n = 60, m = 45;
+  for (int t = 0; t < 4; ++t) {
+    const bool ta = t & 1, tb = t & 2;
+    SCOPED_TRACE(what + (ta ? " A'" : " A") + (tb ? " B'" : " B"));
+    const Coo<T> ca = random_matrix<T>(rng, ta ? m : n, ta ? n : m, 4.0, t == 3);  // one pattern input
+    const Coo<T> cb = random_matrix<T>(rng, tb ? m : n, tb ? n : m, 4.0);
+    const Matrix<T> A = gb_matrix(ca), B = gb_matrix(cb);
+    gbcuda::Descriptor d;
+    d.transpose_a = ta;
+    d.transpose_b = tb;
+    GrB_Descriptor gd = nullptr;
+    OPS_GRB(GrB_Descriptor_new(&gd));
+    if (ta) OPS_GRB(GrB_Descriptor_set(gd, GrB_INP0, GrB_TRAN));
+    if (tb) OPS_GRB(GrB_Descriptor_set(gd, GrB_INP1, GrB_TRAN));
+    const GMat ga = grb_matrix(ca), gbm = grb_matrix(cb);
+    for (bool add : {true, false}) {
+      Matrix<T> C;
+      if (add) gbcuda::ewise_add(C, gbcuda::no_mask, gbcuda::no_accum, op, A, B, d, b);
+      else gbcuda::ewise_mult(C, gbcuda::no_mask, gbcuda::no_accum, op, A, B, d, b);
+      GMat want = grb_empty_matrix<T>(n, m);
+      if (add) OPS_GRB(GrB_Matrix_eWiseAdd_BinaryOp(want.m, nullptr, nullptr, grb_op, ga.m, gbm.m, gd));
+      else OPS_GRB(GrB_Matrix_eWiseMult_BinaryOp(want.m, nullptr, nullptr, grb_op, ga.m, gbm.m, gd));
+      EXPECT_EQ(entries_of(C), entries_of<T>(want.m)) << (add ? "ewise_add" : "ewise_mult");
+      EXPECT_EQ(C.nrows(), n);
+      if (b == Backend::Cuda) EXPECT_GT(C.device_bytes(), 0u) << "the result is in GPU memory";
+    }
+    GrB_Descriptor_free(&gd);
+  }
+  Matrix<T> C;
+  const Matrix<T> A = gb_matrix(random_matrix<T>(rng, n, m, 3.0)), W = gb_matrix(random_matrix<T>(rng, m, m, 3.0));
+  EXPECT_THROW(gbcuda::ewise_add(C, gbcuda::no_mask, gbcuda::no_accum, op, A, W, {}, b), gbcuda::Error);
+}
+
+TEST_P(MatrixOps, EwiseMatchesGraphBLAS) {
+  check_ewise_matrix<double>(b(), gbcuda::Plus<double>{}, GrB_PLUS_FP64, "plus double");
+  check_ewise_matrix<double>(b(), gbcuda::Min<double>{}, GrB_MIN_FP64, "min double");
+  check_ewise_matrix<std::int64_t>(b(), gbcuda::Times<std::int64_t>{}, GrB_TIMES_INT64, "times int64");
+  check_ewise_matrix<std::int64_t>(b(), gbcuda::First<std::int64_t>{}, GrB_FIRST_INT64, "first int64");
+  check_ewise_matrix<std::int32_t>(b(), gbcuda::Second<std::int32_t>{}, GrB_SECOND_INT32, "second int32");
+  check_ewise_matrix<bool>(b(), gbcuda::Lor<bool>{}, GrB_LOR, "lor bool");
+  check_ewise_matrix<float>(b(), gbcuda::Max<float>{}, GrB_MAX_FP32, "max float");
+}
+
+// C = A' against GrB_transpose, and desc.transpose_a: C = A.
+TEST_P(MatrixOps, TransposeMatchesGraphBLAS) {
+  Rng rng(43);
+  const Coo<double> ca = random_matrix<double>(rng, 70, 40, 5.0);
+  const Matrix<double> A = gb_matrix(ca);
+  Matrix<double> C;
+  gbcuda::transpose(C, gbcuda::no_mask, gbcuda::no_accum, A, {}, b());
+  const GMat ga = grb_matrix(ca);
+  GMat want = grb_empty_matrix<double>(40, 70);
+  OPS_GRB(GrB_transpose(want.m, nullptr, nullptr, ga.m, nullptr));
+  EXPECT_EQ(entries_of(C), entries_of<double>(want.m));
+  gbcuda::Descriptor d;
+  d.transpose_a = true;
+  gbcuda::transpose(C, gbcuda::no_mask, gbcuda::no_accum, A, d, b());
+  EXPECT_EQ(entries_of(C), entries_of(A));
+  if (b() == Backend::Cuda) EXPECT_GT(C.device_bytes(), 0u);
+}
+
 // Building with each duplicate policy gives GrB_Matrix_build's result with the matching `dup`
 // operator, the duplicates combined in input order (FIRST and SECOND tell). Many repeats of few
 // coordinates, in both directions, every type; the build runs on the host, the matrix is then

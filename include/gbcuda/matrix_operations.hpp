@@ -8,6 +8,11 @@
 //                                                     (GrB_Matrix_reduce to a scalar)
 //   reduce(w, mask, accum, monoid, A, desc)           w<mask> = accum(w, row sums of A) (T0: columns)
 //   apply(C, no_mask, no_accum, op, A)                C = op(A), A's structure (GrB_Matrix_apply)
+//   ewise_add(C, no_mask, no_accum, op, A, B, desc)   C = A (+) B, the union of the patterns
+//                                                     (GrB_Matrix_eWiseAdd_BinaryOp)
+//   ewise_mult(C, no_mask, no_accum, op, A, B, desc)  C = A (x) B, the intersection
+//                                                     (GrB_Matrix_eWiseMult_BinaryOp)
+//   transpose(C, no_mask, no_accum, A, desc)          C = A' (GrB_transpose)
 //   extract_tuples(A, I, J, X)                        A's entries as coordinates (host memory)
 // A Matrix is immutable: C is replaced by the result. These take no mask but mxm's (which must be
 // structural and not complemented) and no accumulator (both are compile-time errors otherwise),
@@ -17,6 +22,7 @@
 // Triangle counting (examples/tc) is the use: L = select(tril, A, -1); C<L> = L * L' over
 // PLUS_PAIR; the count is reduce(plus, C).
 #include <new>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -208,6 +214,116 @@ void apply(Matrix<TC>& C, const NoMask&, const Accum&, const Op& op, const Matri
   C = std::move(result);
 } catch (const std::bad_alloc&) {
   detail::throw_out_of_memory_in("apply");
+}
+
+namespace detail {
+
+// C = A (+) B or A (x) B on the host, row by row: a merge of the two rows' sorted columns, counted
+// first, then written. `add`: the union (op where both have an entry, else the one value cast to
+// TC); else the intersection.
+template <class TC, class Op, class TA, class TB>
+Csr<TC> host_ewise_matrix(const Op& op, const Csr<TA>& a, const Csr<TB>& b, bool add) {
+  const Index n = a.nrows;
+  auto av = [&](Offset p) { return a.is_iso() ? a.iso_value : a.values[p]; };
+  auto bv = [&](Offset p) { return b.is_iso() ? b.iso_value : b.values[p]; };
+  // One row's merge: emit(col, value) for each output entry, in column order.
+  auto merge_row = [&](Index i, auto&& emit) {
+    Offset p = a.row_ptr[i], q = b.row_ptr[i];
+    const Offset pe = a.row_ptr[i + 1], qe = b.row_ptr[i + 1];
+    while (p < pe || q < qe) {
+      const Vid ca = p < pe ? a.col_idx[p] : Vid(-1), cb = q < qe ? b.col_idx[q] : Vid(-1);
+      if (p < pe && q < qe && ca == cb) {
+        emit(ca, [&] { return cast_to<TC>(op(av(p), bv(q))); });
+        ++p;
+        ++q;
+      } else if (q >= qe || (p < pe && ca < cb)) {
+        if (add) emit(ca, [&] { return cast_to<TC>(av(p)); });
+        ++p;
+      } else {
+        if (add) emit(cb, [&] { return cast_to<TC>(bv(q)); });
+        ++q;
+      }
+    }
+  };
+  Csr<TC> c;
+  c.nrows = n;
+  c.ncols = a.ncols;
+  std::vector<Offset> ptr(static_cast<std::size_t>(n) + 1, 0);
+#pragma omp parallel for schedule(dynamic, 256)
+  for (Index i = 0; i < n; ++i) {
+    Offset k = 0;
+    merge_row(i, [&](Vid, auto&&) { ++k; });
+    ptr[std::size_t(i) + 1] = k;
+  }
+  for (Index i = 0; i < n; ++i) ptr[std::size_t(i) + 1] += ptr[std::size_t(i)];
+  c.row_ptr = Array<Offset>(ptr, Backend::Host);
+  c.col_idx = Array<Vid>(static_cast<std::size_t>(ptr.back()), Backend::Host);
+  c.values = Array<TC>(static_cast<std::size_t>(ptr.back()), Backend::Host);
+  Vid* col = c.col_idx.data();
+  TC* val = c.values.data();
+#pragma omp parallel for schedule(dynamic, 256)
+  for (Index i = 0; i < n; ++i) {
+    Offset k = ptr[std::size_t(i)];
+    merge_row(i, [&](Vid j, auto&& value) {
+      col[k] = j;
+      val[k] = value();
+      ++k;
+    });
+  }
+  return c;
+}
+
+template <class TC, class Accum, class Op, class TA, class TB>
+void ewise_matrix(Matrix<TC>& C, const Op& op, const Matrix<TA>& A, const Matrix<TB>& B, const Descriptor& d,
+                  Backend where, bool add, const char* name) {
+  static_assert(std::is_same_v<Accum, NoAccum>, "an element-wise operation into a matrix takes no accumulator");
+  const Matrix<TA>& a = d.transpose_a ? A.transpose() : A;
+  const Matrix<TB>& b = d.transpose_b ? B.transpose() : B;
+  if (a.nrows() != b.nrows()) throw_dimension_mismatch((std::string(name) + " rows").c_str(), a.nrows(), b.nrows());
+  if (a.ncols() != b.ncols()) throw_dimension_mismatch((std::string(name) + " columns").c_str(), a.ncols(), b.ncols());
+  if (where == Backend::Cuda) note_host_fallback();  // no GPU merge yet: host copies
+  Matrix<TC> result =
+      Matrix<TC>::from_valid_csr(host_ewise_matrix<TC>(op, a.csr(Backend::Host), b.csr(Backend::Host), add));
+  if (where != Backend::Host) result.csr(where);
+  C = std::move(result);
+}
+
+}  // namespace detail
+
+// C = A (+) B (GrB_Matrix_eWiseAdd_BinaryOp): the union of A's and B's patterns; op(a, b) where
+// both have an entry, else the one value (cast to C's type). desc.transpose_a / transpose_b take
+// A' / B'. No mask or accumulator (compile-time errors). Computed on the host: with `where` =
+// Cuda on host copies (host_fallbacks() counts it), the result then in GPU memory.
+template <class TC, class Accum, class Op, class TA, class TB>
+void ewise_add(Matrix<TC>& C, const NoMask&, const Accum&, const Op& op, const Matrix<TA>& A, const Matrix<TB>& B,
+               const Descriptor& d = {}, Backend where = Backend::Host) try {
+  detail::ewise_matrix<TC, Accum>(C, op, A, B, d, where, true, "ewise_add");
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("ewise_add");
+}
+
+// C = A (x) B (GrB_Matrix_eWiseMult_BinaryOp): the intersection of the patterns, op(a, b); as
+// ewise_add otherwise.
+template <class TC, class Accum, class Op, class TA, class TB>
+void ewise_mult(Matrix<TC>& C, const NoMask&, const Accum&, const Op& op, const Matrix<TA>& A, const Matrix<TB>& B,
+                const Descriptor& d = {}, Backend where = Backend::Host) try {
+  detail::ewise_matrix<TC, Accum>(C, op, A, B, d, where, false, "ewise_mult");
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("ewise_mult");
+}
+
+// C = A' (GrB_transpose; desc.transpose_a: C = A), in the backend `where` (the GPU transposes
+// there). A Matrix caches its transpose, so C shares that storage. No mask or accumulator.
+template <class T, class Accum>
+void transpose(Matrix<T>& C, const NoMask&, const Accum&, const Matrix<T>& A, const Descriptor& d = {},
+               Backend where = Backend::Host) try {
+  static_assert(std::is_same_v<Accum, NoAccum>, "transpose into a matrix takes no accumulator");
+  if (!d.transpose_a) A.csr(where);  // the transpose is computed where A's copy is
+  Matrix<T> result = d.transpose_a ? A : A.transpose();
+  result.csr(where);
+  C = std::move(result);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("transpose");
 }
 
 // w<mask> = accum(w, the monoid's sum of each row of A) (GrB_Matrix_reduce_Monoid to a vector;
