@@ -290,6 +290,74 @@ TEST_P(MatrixOps, TransposeMatchesGraphBLAS) {
   if (b() == Backend::Cuda) EXPECT_GT(C.device_bytes(), 0u);
 }
 
+// C = A(I, J) against GrB_Matrix_extract: unsorted index lists with repeats, from A and from A'.
+TEST_P(MatrixOps, ExtractMatchesGraphBLAS) {
+  Rng rng(47);
+  const Coo<std::int64_t> ca = random_matrix<std::int64_t>(rng, 50, 40, 6.0);
+  const Matrix<std::int64_t> A = gb_matrix(ca);
+  const GMat ga = grb_matrix(ca);
+  std::uniform_int_distribution<Index> row(0, 49), col(0, 39);
+  for (bool t : {false, true}) {
+    SCOPED_TRACE(t ? "from A'" : "from A");
+    std::vector<Index> I, J;  // from A': rows of A' are columns of A
+    for (int k = 0; k < 30; ++k) I.push_back(t ? col(rng) : row(rng));
+    for (int k = 0; k < 25; ++k) J.push_back(t ? row(rng) : col(rng));
+    I.push_back(I[3]);  // repeats
+    J.push_back(J[0]);
+    gbcuda::Descriptor d;
+    d.transpose_a = t;
+    Matrix<std::int64_t> C;
+    gbcuda::extract(C, gbcuda::no_mask, gbcuda::no_accum, A, I, J, d, b());
+    EXPECT_EQ(C.nrows(), Index(I.size()));
+    EXPECT_EQ(C.ncols(), Index(J.size()));
+    GMat want = grb_empty_matrix<std::int64_t>(Index(I.size()), Index(J.size()));
+    const std::vector<GrB_Index> gi(I.begin(), I.end()), gj(J.begin(), J.end());
+    OPS_GRB(GrB_Matrix_extract(want.m, nullptr, nullptr, ga.m, gi.data(), gi.size(), gj.data(), gj.size(),
+                               t ? GrB_DESC_T0 : nullptr));
+    EXPECT_EQ(entries_of(C), entries_of<std::int64_t>(want.m));
+  }
+  Matrix<std::int64_t> C;
+  const std::vector<Index> bad = {50}, ok = {0};
+  EXPECT_THROW(gbcuda::extract(C, gbcuda::no_mask, gbcuda::no_accum, A, bad, ok, {}, b()), gbcuda::Error);
+  EXPECT_THROW(gbcuda::extract(C, gbcuda::no_mask, gbcuda::no_accum, A, ok, std::vector<Index>{40}, {}, b()),
+               gbcuda::Error);
+}
+
+// C = kron(A, B) against GrB_Matrix_kronecker_BinaryOp, a pattern input among them.
+TEST_P(MatrixOps, KroneckerMatchesGraphBLAS) {
+  Rng rng(53);
+  const Coo<double> ca = random_matrix<double>(rng, 7, 5, 2.0), cb = random_matrix<double>(rng, 4, 6, 2.5);
+  const Coo<double> cp = random_matrix<double>(rng, 3, 3, 1.5, true);
+  const std::pair<const Coo<double>*, const Coo<double>*> pairs[] = {{&ca, &cb}, {&cb, &cp}, {&cp, &ca}};
+  for (const auto& [x, y] : pairs) {
+    Matrix<double> C;
+    gbcuda::kronecker(C, gbcuda::no_mask, gbcuda::no_accum, gbcuda::Times<double>{}, gb_matrix(*x), gb_matrix(*y), b());
+    GMat want = grb_empty_matrix<double>(x->nrows * y->nrows, x->ncols * y->ncols);
+    const GMat gx = grb_matrix(*x), gy = grb_matrix(*y);
+    OPS_GRB(GrB_Matrix_kronecker_BinaryOp(want.m, nullptr, nullptr, GrB_TIMES_FP64, gx.m, gy.m, nullptr));
+    EXPECT_EQ(entries_of(C), entries_of<double>(want.m));
+    EXPECT_EQ(C.nrows(), x->nrows * y->nrows);
+    EXPECT_EQ(C.ncols(), x->ncols * y->ncols);
+  }
+}
+
+// C = diag(v, k) against GrB_Matrix_diag, above, on and below the diagonal.
+TEST_P(MatrixOps, DiagMatchesGraphBLAS) {
+  Rng rng(59);
+  const Tuples<double> t = random_tuples<double>(rng, 20, 0.5);
+  const GVec gv = grb_vector(t);
+  for (Index k : {Index(0), Index(3), Index(-4)}) {
+    SCOPED_TRACE(k);
+    Matrix<double> C;
+    gbcuda::diag(C, gb_vector(t, Backend::Host), k, b());
+    const Index n = 20 + (k < 0 ? -k : k);
+    EXPECT_EQ(C.nrows(), n);
+    GMat want;  // GrB_Matrix_diag makes the matrix
+    OPS_GRB(GrB_Matrix_diag(&want.m, gv.v, k));
+    EXPECT_EQ(entries_of(C), entries_of<double>(want.m));
+  }
+}
+
 // Building with each duplicate policy gives GrB_Matrix_build's result with the matching `dup`
 // operator, the duplicates combined in input order (FIRST and SECOND tell). Many repeats of few
 // coordinates, in both directions, every type; the build runs on the host, the matrix is then

@@ -13,6 +13,9 @@
 //   ewise_mult(C, no_mask, no_accum, op, A, B, desc)  C = A (x) B, the intersection
 //                                                     (GrB_Matrix_eWiseMult_BinaryOp)
 //   transpose(C, no_mask, no_accum, A, desc)          C = A' (GrB_transpose)
+//   extract(C, no_mask, no_accum, A, I, J, desc)      C = A(I, J) (GrB_Matrix_extract)
+//   kronecker(C, no_mask, no_accum, op, A, B)         C = kron(A, B) (GrB_Matrix_kronecker_BinaryOp)
+//   diag(C, v, k)                                     C = v on diagonal k (GrB_Matrix_diag)
 //   extract_tuples(A, I, J, X)                        A's entries as coordinates (host memory)
 // A Matrix is immutable: C is replaced by the result. These take no mask but mxm's (which must be
 // structural and not complemented) and no accumulator (both are compile-time errors otherwise),
@@ -21,7 +24,10 @@
 //
 // Triangle counting (examples/tc) is the use: L = select(tril, A, -1); C<L> = L * L' over
 // PLUS_PAIR; the count is reduce(plus, C).
+#include <algorithm>
+#include <limits>
 #include <new>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -324,6 +330,154 @@ void transpose(Matrix<T>& C, const NoMask&, const Accum&, const Matrix<T>& A, co
   C = std::move(result);
 } catch (const std::bad_alloc&) {
   detail::throw_out_of_memory_in("transpose");
+}
+
+namespace detail {
+
+// A CSR in host memory, row by row: count(i) entries of row i, then fill(i, col, val) writes them
+// (columns ascending), both called in parallel over the rows.
+template <class T, class Count, class Fill>
+Csr<T> host_rows(Index nrows, Index ncols, const Count& count, const Fill& fill) {
+  Csr<T> c;
+  c.nrows = nrows;
+  c.ncols = ncols;
+  std::vector<Offset> ptr(static_cast<std::size_t>(nrows) + 1, 0);
+#pragma omp parallel for schedule(dynamic, 256)
+  for (Index i = 0; i < nrows; ++i) ptr[std::size_t(i) + 1] = count(i);
+  for (Index i = 0; i < nrows; ++i) ptr[std::size_t(i) + 1] += ptr[std::size_t(i)];
+  c.row_ptr = Array<Offset>(ptr, Backend::Host);
+  c.col_idx = Array<Vid>(static_cast<std::size_t>(ptr.back()), Backend::Host);
+  c.values = Array<T>(static_cast<std::size_t>(ptr.back()), Backend::Host);
+#pragma omp parallel for schedule(dynamic, 256)
+  for (Index i = 0; i < nrows; ++i)
+    fill(i, c.col_idx.data() + ptr[std::size_t(i)], c.values.data() + ptr[std::size_t(i)]);
+  return c;
+}
+
+// `result` (built on the host) as C, moved to `where`; a GPU result counts as a host fallback.
+template <class T>
+void place_result(Matrix<T>& C, Csr<T>&& result, Backend where) {
+  if (where == Backend::Cuda) note_host_fallback();
+  Matrix<T> m = Matrix<T>::from_valid_csr(std::move(result));
+  if (where != Backend::Host) m.csr(where);
+  C = std::move(m);
+}
+
+inline void check_indices(std::span<const Index> idx, Index n, const char* what) {
+  for (Index i : idx)
+    if (i < 0 || i >= n)
+      throw Error(Status::InvalidIndex,
+                  std::string(what) + " " + std::to_string(i) + " is out of range [0, " + std::to_string(n) + ")");
+}
+
+}  // namespace detail
+
+// C = A(I, J) (GrB_Matrix_extract; desc.transpose_a: from A'): C(r, s) = A(I[r], J[s]) where that
+// entry exists. I and J may repeat and be in any order (a repeated index repeats its row or
+// column); an index outside A is Error(InvalidIndex). On the host; `where` = Cuda: host copies,
+// the result in GPU memory (host_fallbacks() counts it). No mask or accumulator.
+template <class T, class Accum>
+void extract(Matrix<T>& C, const NoMask&, const Accum&, const Matrix<T>& A, std::span<const Index> I,
+             std::span<const Index> J, const Descriptor& d = {}, Backend where = Backend::Host) try {
+  static_assert(std::is_same_v<Accum, NoAccum>, "extract into a matrix takes no accumulator");
+  const Matrix<T>& src = d.transpose_a ? A.transpose() : A;
+  detail::check_indices(I, src.nrows(), "extract: row index");
+  detail::check_indices(J, src.ncols(), "extract: column index");
+  const Csr<T>& a = src.csr(Backend::Host);
+  // Where each column of A goes: the positions s with J[s] = j, ascending (a CSR by column).
+  std::vector<Offset> at(static_cast<std::size_t>(src.ncols()) + 1, 0);
+  for (Index j : J) ++at[std::size_t(j) + 1];
+  for (std::size_t j = 0; j + 1 < at.size(); ++j) at[j + 1] += at[j];
+  std::vector<Vid> to(J.size());
+  {
+    std::vector<Offset> next(at.begin(), at.end() - 1);
+    for (std::size_t s = 0; s < J.size(); ++s) to[std::size_t(next[std::size_t(J[s])]++)] = Vid(s);
+  }
+  auto value = [&](Offset p) { return a.is_iso() ? a.iso_value : a.values[p]; };
+  auto count = [&](Index r) {
+    const Index i = I[std::size_t(r)];
+    Offset k = 0;
+    for (Offset p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p)
+      k += at[std::size_t(a.col_idx[p]) + 1] - at[std::size_t(a.col_idx[p])];
+    return k;
+  };
+  auto fill = [&](Index r, Vid* col, T* val) {
+    const Index i = I[std::size_t(r)];
+    std::vector<std::pair<Vid, T>> row;
+    for (Offset p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p)
+      for (Offset q = at[std::size_t(a.col_idx[p])]; q < at[std::size_t(a.col_idx[p]) + 1]; ++q)
+        row.emplace_back(to[std::size_t(q)], value(p));
+    std::sort(row.begin(), row.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (std::size_t k = 0; k < row.size(); ++k) {
+      col[k] = row[k].first;
+      val[k] = row[k].second;
+    }
+  };
+  detail::place_result(C, detail::host_rows<T>(Index(I.size()), Index(J.size()), count, fill), where);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("extract");
+}
+
+// C = kron(A, B) (GrB_Matrix_kronecker_BinaryOp): C(i * mb + k, j * nb + l) = op(A(i, j), B(k, l))
+// for every entry pair, B being mb x nb; cast to C's type. On the host (GPU as for extract).
+template <class TC, class Accum, class Op, class TA, class TB>
+void kronecker(Matrix<TC>& C, const NoMask&, const Accum&, const Op& op, const Matrix<TA>& A, const Matrix<TB>& B,
+               Backend where = Backend::Host) try {
+  static_assert(std::is_same_v<Accum, NoAccum>, "kronecker into a matrix takes no accumulator");
+  const Index mb = B.nrows(), nb = B.ncols();
+  const double rows = double(A.nrows()) * double(mb), cols = double(A.ncols()) * double(nb);
+  if (rows > double(std::numeric_limits<Vid>::max()) || cols > double(std::numeric_limits<Vid>::max()))
+    throw Error(Status::InvalidValue, "kronecker: the result would have more than 2^31-1 rows or columns");
+  const Csr<TA>& a = A.csr(Backend::Host);
+  const Csr<TB>& b = B.csr(Backend::Host);
+  auto av = [&](Offset p) { return a.is_iso() ? a.iso_value : a.values[p]; };
+  auto bv = [&](Offset p) { return b.is_iso() ? b.iso_value : b.values[p]; };
+  auto count = [&](Index r) {
+    const Index i = r / mb, k = r % mb;
+    return (a.row_ptr[i + 1] - a.row_ptr[i]) * (b.row_ptr[k + 1] - b.row_ptr[k]);
+  };
+  auto fill = [&](Index r, Vid* col, TC* val) {
+    const Index i = r / mb, k = r % mb;
+    for (Offset p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p)
+      for (Offset q = b.row_ptr[k]; q < b.row_ptr[k + 1]; ++q) {
+        *col++ = Vid(Index(a.col_idx[p]) * nb + b.col_idx[q]);
+        *val++ = cast_to<TC>(op(av(p), bv(q)));
+      }
+  };
+  if (mb == 0 || A.nrows() == 0) {
+    Csr<TC> empty = detail::host_rows<TC>(
+        Index(rows), Index(cols), [](Index) { return Offset(0); }, [](Index, Vid*, TC*) {});
+    detail::place_result(C, std::move(empty), where);
+    return;
+  }
+  detail::place_result(C, detail::host_rows<TC>(Index(rows), Index(cols), count, fill), where);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("kronecker");
+}
+
+// C = a square matrix with v's entries on diagonal k (GrB_Matrix_diag): C(i, i + k) = v(i) for
+// k >= 0, C(i - k, i) = v(i) for k < 0; n + |k| rows and columns for v of length n. In `where`
+// (GPU as for extract).
+template <class T>
+void diag(Matrix<T>& C, const Vector<T>& v, Index k = 0, Backend where = Backend::Host) try {
+  const Index n = v.size() + (k < 0 ? -k : k);
+  if (n > Index(std::numeric_limits<Vid>::max())) throw Error(Status::InvalidValue, "diag: more than 2^31-1 rows");
+  std::vector<Index> idx;
+  std::vector<T> vals;
+  v.extract_tuples(idx, vals);
+  std::vector<Index> rows(idx.size()), cols(idx.size());
+  for (std::size_t e = 0; e < idx.size(); ++e) {
+    rows[e] = k >= 0 ? idx[e] : idx[e] - k;
+    cols[e] = k >= 0 ? idx[e] + k : idx[e];
+  }
+  detail::Array<T> x(vals.size(), Backend::Host);  // (a std::vector<bool> has no data())
+  for (std::size_t e = 0; e < vals.size(); ++e) x[e] = vals[e];
+  Matrix<T> m = Matrix<T>::from_coo(n, n, rows, cols, std::span<const T>(x.data(), x.size()));
+  if (where == Backend::Cuda) detail::note_host_fallback();
+  if (where != Backend::Host) m.csr(where);
+  C = std::move(m);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("diag");
 }
 
 // w<mask> = accum(w, the monoid's sum of each row of A) (GrB_Matrix_reduce_Monoid to a vector;
