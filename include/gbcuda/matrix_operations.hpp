@@ -224,6 +224,35 @@ void apply(Matrix<TC>& C, const NoMask&, const Accum&, const Op& op, const Matri
 
 namespace detail {
 
+// A CSR in host memory, row by row: count(i) entries of row i, then fill(i, col, val) writes them
+// (columns ascending), both called in parallel over the rows.
+template <class T, class Count, class Fill>
+Csr<T> host_rows(Index nrows, Index ncols, const Count& count, const Fill& fill) {
+  Csr<T> c;
+  c.nrows = nrows;
+  c.ncols = ncols;
+  std::vector<Offset> ptr(static_cast<std::size_t>(nrows) + 1, 0);
+#pragma omp parallel for schedule(dynamic, 256)
+  for (Index i = 0; i < nrows; ++i) ptr[std::size_t(i) + 1] = count(i);
+  for (Index i = 0; i < nrows; ++i) ptr[std::size_t(i) + 1] += ptr[std::size_t(i)];
+  c.row_ptr = Array<Offset>(ptr, Backend::Host);
+  c.col_idx = Array<Vid>(static_cast<std::size_t>(ptr.back()), Backend::Host);
+  c.values = Array<T>(static_cast<std::size_t>(ptr.back()), Backend::Host);
+#pragma omp parallel for schedule(dynamic, 256)
+  for (Index i = 0; i < nrows; ++i)
+    fill(i, c.col_idx.data() + ptr[std::size_t(i)], c.values.data() + ptr[std::size_t(i)]);
+  return c;
+}
+
+// `result` (built on the host) as C, moved to `where`; a GPU result counts as a host fallback.
+template <class T>
+void place_result(Matrix<T>& C, Csr<T>&& result, Backend where) {
+  if (where == Backend::Cuda) note_host_fallback();
+  Matrix<T> m = Matrix<T>::from_valid_csr(std::move(result));
+  if (where != Backend::Host) m.csr(where);
+  C = std::move(m);
+}
+
 // C = A (+) B or A (x) B on the host, row by row: a merge of the two rows' sorted columns, counted
 // first, then written. `add`: the union (op where both have an entry, else the one value cast to
 // TC); else the intersection.
@@ -251,32 +280,19 @@ Csr<TC> host_ewise_matrix(const Op& op, const Csr<TA>& a, const Csr<TB>& b, bool
       }
     }
   };
-  Csr<TC> c;
-  c.nrows = n;
-  c.ncols = a.ncols;
-  std::vector<Offset> ptr(static_cast<std::size_t>(n) + 1, 0);
-#pragma omp parallel for schedule(dynamic, 256)
-  for (Index i = 0; i < n; ++i) {
-    Offset k = 0;
-    merge_row(i, [&](Vid, auto&&) { ++k; });
-    ptr[std::size_t(i) + 1] = k;
-  }
-  for (Index i = 0; i < n; ++i) ptr[std::size_t(i) + 1] += ptr[std::size_t(i)];
-  c.row_ptr = Array<Offset>(ptr, Backend::Host);
-  c.col_idx = Array<Vid>(static_cast<std::size_t>(ptr.back()), Backend::Host);
-  c.values = Array<TC>(static_cast<std::size_t>(ptr.back()), Backend::Host);
-  Vid* col = c.col_idx.data();
-  TC* val = c.values.data();
-#pragma omp parallel for schedule(dynamic, 256)
-  for (Index i = 0; i < n; ++i) {
-    Offset k = ptr[std::size_t(i)];
-    merge_row(i, [&](Vid j, auto&& value) {
-      col[k] = j;
-      val[k] = value();
-      ++k;
-    });
-  }
-  return c;
+  return host_rows<TC>(
+      n, a.ncols,
+      [&](Index i) {
+        Offset k = 0;
+        merge_row(i, [&](Vid, auto&&) { ++k; });
+        return k;
+      },
+      [&](Index i, Vid* col, TC* val) {
+        merge_row(i, [&](Vid j, auto&& value) {
+          *col++ = j;
+          *val++ = value();
+        });
+      });
 }
 
 template <class TC, class Accum, class Op, class TA, class TB>
@@ -287,11 +303,8 @@ void ewise_matrix(Matrix<TC>& C, const Op& op, const Matrix<TA>& A, const Matrix
   const Matrix<TB>& b = d.transpose_b ? B.transpose() : B;
   if (a.nrows() != b.nrows()) throw_dimension_mismatch((std::string(name) + " rows").c_str(), a.nrows(), b.nrows());
   if (a.ncols() != b.ncols()) throw_dimension_mismatch((std::string(name) + " columns").c_str(), a.ncols(), b.ncols());
-  if (where == Backend::Cuda) note_host_fallback();  // no GPU merge yet: host copies
-  Matrix<TC> result =
-      Matrix<TC>::from_valid_csr(host_ewise_matrix<TC>(op, a.csr(Backend::Host), b.csr(Backend::Host), add));
-  if (where != Backend::Host) result.csr(where);
-  C = std::move(result);
+  // No GPU merge kernel yet: on the host, the result then moved to `where`.
+  place_result(C, host_ewise_matrix<TC>(op, a.csr(Backend::Host), b.csr(Backend::Host), add), where);
 }
 
 }  // namespace detail
@@ -333,35 +346,6 @@ void transpose(Matrix<T>& C, const NoMask&, const Accum&, const Matrix<T>& A, co
 }
 
 namespace detail {
-
-// A CSR in host memory, row by row: count(i) entries of row i, then fill(i, col, val) writes them
-// (columns ascending), both called in parallel over the rows.
-template <class T, class Count, class Fill>
-Csr<T> host_rows(Index nrows, Index ncols, const Count& count, const Fill& fill) {
-  Csr<T> c;
-  c.nrows = nrows;
-  c.ncols = ncols;
-  std::vector<Offset> ptr(static_cast<std::size_t>(nrows) + 1, 0);
-#pragma omp parallel for schedule(dynamic, 256)
-  for (Index i = 0; i < nrows; ++i) ptr[std::size_t(i) + 1] = count(i);
-  for (Index i = 0; i < nrows; ++i) ptr[std::size_t(i) + 1] += ptr[std::size_t(i)];
-  c.row_ptr = Array<Offset>(ptr, Backend::Host);
-  c.col_idx = Array<Vid>(static_cast<std::size_t>(ptr.back()), Backend::Host);
-  c.values = Array<T>(static_cast<std::size_t>(ptr.back()), Backend::Host);
-#pragma omp parallel for schedule(dynamic, 256)
-  for (Index i = 0; i < nrows; ++i)
-    fill(i, c.col_idx.data() + ptr[std::size_t(i)], c.values.data() + ptr[std::size_t(i)]);
-  return c;
-}
-
-// `result` (built on the host) as C, moved to `where`; a GPU result counts as a host fallback.
-template <class T>
-void place_result(Matrix<T>& C, Csr<T>&& result, Backend where) {
-  if (where == Backend::Cuda) note_host_fallback();
-  Matrix<T> m = Matrix<T>::from_valid_csr(std::move(result));
-  if (where != Backend::Host) m.csr(where);
-  C = std::move(m);
-}
 
 inline void check_indices(std::span<const Index> idx, Index n, const char* what) {
   for (Index i : idx)
