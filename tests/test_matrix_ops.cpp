@@ -290,6 +290,53 @@ TEST_P(MatrixOps, TransposeMatchesGraphBLAS) {
   if (b() == Backend::Cuda) EXPECT_GT(C.device_bytes(), 0u);
 }
 
+// C = A * B without a mask against GrB_mxm with a null mask: several semirings, the inputs
+// transposed or not, a pattern input, and a hub row (a long row of A meeting long rows of B).
+template <class T, class S>
+void check_unmasked_mxm(Backend b, const S& s, GrB_Semiring gs, const std::string& what) {
+  Rng rng(61);
+  const Index n = 40, k = 30, m = 35;
+  for (int t = 0; t < 4; ++t) {
+    const bool ta = t & 1, tb = t & 2;
+    SCOPED_TRACE(what + (ta ? " A'" : " A") + (tb ? " B'" : " B"));
+    Coo<T> ca = random_matrix<T>(rng, ta ? k : n, ta ? n : k, 3.0, t == 2);
+    const Coo<T> cb = random_matrix<T>(rng, tb ? m : k, tb ? k : m, 3.0);
+    if (!ta)  // row 0 of A touches every k
+      for (Index j = 0; j < k; ++j) {
+        ca.rows.push_back(0);
+        ca.cols.push_back(j);
+        if (!ca.vals.empty()) ca.vals.push_back(random_value<T>(rng));
+      }
+    const Matrix<T> A = gb_matrix(ca), B = gb_matrix(cb);
+    gbcuda::Descriptor d;
+    d.transpose_a = ta;
+    d.transpose_b = tb;
+    Matrix<typename S::value_type> C;
+    gbcuda::mxm(C, gbcuda::no_mask, gbcuda::no_accum, s, A, B, d, b);
+    GrB_Descriptor gd = nullptr;
+    OPS_GRB(GrB_Descriptor_new(&gd));
+    if (ta) OPS_GRB(GrB_Descriptor_set(gd, GrB_INP0, GrB_TRAN));
+    if (tb) OPS_GRB(GrB_Descriptor_set(gd, GrB_INP1, GrB_TRAN));
+    const GMat ga = grb_matrix(ca), gbm = grb_matrix(cb);
+    GMat want = grb_empty_matrix<typename S::value_type>(n, m);
+    OPS_GRB(GrB_mxm(want.m, nullptr, nullptr, gs, ga.m, gbm.m, gd));
+    GrB_Descriptor_free(&gd);
+    EXPECT_EQ(entries_of(C), entries_of<typename S::value_type>(want.m));
+    EXPECT_EQ(C.nrows(), n);
+    EXPECT_EQ(C.ncols(), m);
+  }
+  Matrix<typename S::value_type> C;
+  const Matrix<T> A = gb_matrix(random_matrix<T>(rng, n, k, 2.0)), W = gb_matrix(random_matrix<T>(rng, k + 1, m, 2.0));
+  EXPECT_THROW(gbcuda::mxm(C, gbcuda::no_mask, gbcuda::no_accum, s, A, W, {}, b), gbcuda::Error);
+}
+
+TEST_P(MatrixOps, UnmaskedMxmMatchesGraphBLAS) {
+  check_unmasked_mxm<double>(b(), gbcuda::PlusTimes<double>{}, GrB_PLUS_TIMES_SEMIRING_FP64, "plus-times double");
+  check_unmasked_mxm<std::int64_t>(b(), gbcuda::MinPlus<std::int64_t>{}, GrB_MIN_PLUS_SEMIRING_INT64, "min-plus int64");
+  check_unmasked_mxm<bool>(b(), gbcuda::LorLand<bool>{}, GrB_LOR_LAND_SEMIRING_BOOL, "lor-land bool");
+  check_unmasked_mxm<std::int32_t>(b(), gbcuda::MaxFirst<std::int32_t>{}, GxB_MAX_FIRST_INT32, "max-first int32");
+}
+
 // C = A(I, J) against GrB_Matrix_extract: unsorted index lists with repeats, from A and from A'.
 TEST_P(MatrixOps, ExtractMatchesGraphBLAS) {
   Rng rng(47);

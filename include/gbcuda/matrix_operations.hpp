@@ -4,6 +4,8 @@
 //                                                     (GrB_select with a GrB_IndexUnaryOp)
 //   mxm(C, M, no_accum, semiring, A, B, desc)         C<M, structural> = A * B (or A * B' with
 //                                                     desc.transpose_b): GrB_mxm by dot products
+//   mxm(C, no_mask, no_accum, semiring, A, B, desc)   C = A * B (GrB_mxm without a mask):
+//                                                     Gustavson's row-by-row products
 //   reduce(monoid, A)                                 the monoid's sum of A's values
 //                                                     (GrB_Matrix_reduce to a scalar)
 //   reduce(w, mask, accum, monoid, A, desc)           w<mask> = accum(w, row sums of A) (T0: columns)
@@ -25,12 +27,18 @@
 // Triangle counting (examples/tc) is the use: L = select(tril, A, -1); C<L> = L * L' over
 // PLUS_PAIR; the count is reduce(plus, C).
 #include <algorithm>
+#include <atomic>
+#include <exception>
 #include <limits>
 #include <new>
 #include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
 
 #include "gbcuda/descriptor.hpp"
 #include "gbcuda/detail/views.hpp"
@@ -225,22 +233,37 @@ void apply(Matrix<TC>& C, const NoMask&, const Accum&, const Op& op, const Matri
 namespace detail {
 
 // A CSR in host memory, row by row: count(i) entries of row i, then fill(i, col, val) writes them
-// (columns ascending), both called in parallel over the rows.
+// (columns ascending), both called in parallel over the rows. An exception from them is caught
+// inside the parallel loops (none may leave an OpenMP region) and the first one thrown again after.
 template <class T, class Count, class Fill>
 Csr<T> host_rows(Index nrows, Index ncols, const Count& count, const Fill& fill) {
   Csr<T> c;
   c.nrows = nrows;
   c.ncols = ncols;
   std::vector<Offset> ptr(static_cast<std::size_t>(nrows) + 1, 0);
+  std::atomic<bool> failed{false};
+  std::exception_ptr error;
+  auto guarded = [&](auto&& body) {
+    if (failed.load(std::memory_order_relaxed)) return;
+    try {
+      body();
+    } catch (...) {
+#pragma omp critical(gbcuda_host_rows)
+      if (!error) error = std::current_exception();
+      failed.store(true, std::memory_order_relaxed);
+    }
+  };
 #pragma omp parallel for schedule(dynamic, 256)
-  for (Index i = 0; i < nrows; ++i) ptr[std::size_t(i) + 1] = count(i);
+  for (Index i = 0; i < nrows; ++i) guarded([&] { ptr[std::size_t(i) + 1] = count(i); });
+  if (error) std::rethrow_exception(error);
   for (Index i = 0; i < nrows; ++i) ptr[std::size_t(i) + 1] += ptr[std::size_t(i)];
   c.row_ptr = Array<Offset>(ptr, Backend::Host);
   c.col_idx = Array<Vid>(static_cast<std::size_t>(ptr.back()), Backend::Host);
   c.values = Array<T>(static_cast<std::size_t>(ptr.back()), Backend::Host);
 #pragma omp parallel for schedule(dynamic, 256)
   for (Index i = 0; i < nrows; ++i)
-    fill(i, c.col_idx.data() + ptr[std::size_t(i)], c.values.data() + ptr[std::size_t(i)]);
+    guarded([&] { fill(i, c.col_idx.data() + ptr[std::size_t(i)], c.values.data() + ptr[std::size_t(i)]); });
+  if (error) std::rethrow_exception(error);
   return c;
 }
 
@@ -308,6 +331,86 @@ void ewise_matrix(Matrix<TC>& C, const Op& op, const Matrix<TA>& A, const Matrix
 }
 
 }  // namespace detail
+
+// C = A * B over semiring s, without a mask (GrB_mxm with a null mask): Gustavson's products, row
+// i of C the sum over A(i, k) of A(i, k) * B(k, :), accumulated in a dense row per thread
+// (B's column count of values and marks). desc.transpose_a / transpose_b take A' / B'. Any
+// semiring, positional ones too. On the host; `where` = Cuda: host copies, the result in GPU
+// memory (host_fallbacks() counts it) until a GPU SpGEMM exists. No accumulator.
+template <class TC, class Accum, class S, class TA, class TB>
+void mxm(Matrix<TC>& C, const NoMask&, const Accum&, const S& s, const Matrix<TA>& A, const Matrix<TB>& B,
+         const Descriptor& d = {}, Backend where = Backend::Host) try {
+  static_assert(std::is_same_v<Accum, NoAccum>, "mxm into a matrix takes no accumulator");
+  static_assert(std::is_same_v<TC, typename S::value_type>, "C must have the semiring's value type");
+  using Z = typename S::value_type;
+  const Matrix<TA>& Am = d.transpose_a ? A.transpose() : A;
+  const Matrix<TB>& Bm = d.transpose_b ? B.transpose() : B;
+  if (Am.ncols() != Bm.nrows()) detail::throw_dimension_mismatch("mxm inner dimension", Am.ncols(), Bm.nrows());
+  const Csr<TA>& a = Am.csr(Backend::Host);
+  const Csr<TB>& b = Bm.csr(Backend::Host);
+  const Index n = Bm.ncols();
+  // One dense row per thread: values, and the row (2i: counting, 2i + 1: filling) that last
+  // touched each column, so that nothing is cleared between rows.
+  struct Row {
+    std::vector<Z> value;
+    std::vector<Index> mark;
+    std::vector<Vid> cols;
+  };
+#if defined(_OPENMP)
+  std::vector<Row> rows(static_cast<std::size_t>(omp_get_max_threads()));
+  auto mine = [&]() -> Row& { return rows[static_cast<std::size_t>(omp_get_thread_num())]; };
+#else
+  std::vector<Row> rows(1);
+  auto mine = [&]() -> Row& { return rows[0]; };
+#endif
+  for (Row& r : rows) {
+    r.value.resize(static_cast<std::size_t>(n));
+    r.mark.assign(static_cast<std::size_t>(n), -1);
+    r.cols.reserve(static_cast<std::size_t>(n));
+  }
+  auto av = [&](Offset p) { return a.is_iso() ? a.iso_value : a.values[p]; };
+  auto bv = [&](Offset q) { return b.is_iso() ? b.iso_value : b.values[q]; };
+  auto count = [&](Index i) {
+    Row& r = mine();
+    Offset k = 0;
+    for (Offset p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
+      const Vid kk = a.col_idx[p];
+      for (Offset q = b.row_ptr[kk]; q < b.row_ptr[kk + 1]; ++q) {
+        Index& m = r.mark[std::size_t(b.col_idx[q])];
+        if (m != 2 * i) m = 2 * i, ++k;
+      }
+    }
+    return k;
+  };
+  auto fill = [&](Index i, Vid* col, TC* val) {
+    Row& r = mine();
+    r.cols.clear();
+    for (Offset p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
+      const Vid kk = a.col_idx[p];
+      const TA x = av(p);
+      for (Offset q = b.row_ptr[kk]; q < b.row_ptr[kk + 1]; ++q) {
+        const Vid j = b.col_idx[q];
+        const Z t = s.multiply(x, bv(q), kk);
+        Index& m = r.mark[std::size_t(j)];
+        if (m != 2 * i + 1) {
+          m = 2 * i + 1;
+          r.value[std::size_t(j)] = t;
+          r.cols.push_back(j);
+        } else {
+          r.value[std::size_t(j)] = Z(s.add(r.value[std::size_t(j)], t));
+        }
+      }
+    }
+    std::sort(r.cols.begin(), r.cols.end());
+    for (const Vid j : r.cols) {
+      *col++ = j;
+      *val++ = r.value[std::size_t(j)];
+    }
+  };
+  detail::place_result(C, detail::host_rows<TC>(Am.nrows(), n, count, fill), where);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("mxm");
+}
 
 // C = A (+) B (GrB_Matrix_eWiseAdd_BinaryOp): the union of A's and B's patterns; op(a, b) where
 // both have an entry, else the one value (cast to C's type). desc.transpose_a / transpose_b take
