@@ -337,6 +337,40 @@ TEST_P(MatrixOps, UnmaskedMxmMatchesGraphBLAS) {
   check_unmasked_mxm<std::int32_t>(b(), gbcuda::MaxFirst<std::int32_t>{}, GxB_MAX_FIRST_INT32, "max-first int32");
 }
 
+// select with a user-defined index-unary predicate (a lambda of value, i, j and thunk): the
+// entries it keeps, for a matrix and for a vector (j = 0), computed here from the entries.
+TEST_P(MatrixOps, SelectWithAUserPredicate) {
+  Rng rng(67);
+  const Matrix<double> A = gb_matrix(random_matrix<double>(rng, 80, 60, 5.0));
+  auto pred = [](double x, Index i, Index j, double thunk) { return (i + j) % 3 == 0 || x > thunk; };
+  Matrix<double> C;
+  gbcuda::select(C, gbcuda::no_mask, gbcuda::no_accum, pred, A, 0.5, b());
+  Entries<double> want;
+  for (const auto& [ij, x] : entries_of(A))
+    if (pred(x, ij.first, ij.second, 0.5)) want[ij] = x;
+  EXPECT_EQ(entries_of(C), want);
+  ASSERT_LT(want.size(), entries_of(A).size());  // some entries go
+  if (b() == Backend::Cuda) EXPECT_GT(C.device_bytes(), 0u);
+
+  const Tuples<double> t = random_tuples<double>(rng, 200, 0.4);
+  const gbcuda::Vector<double> u = gb_vector(t, b());
+  gbcuda::Vector<double> w(200, b());
+  gbcuda::select(w, gbcuda::no_mask, gbcuda::no_accum, pred, u, 0.5);
+  std::vector<Index> wi;
+  std::vector<double> wx;
+  w.extract_tuples(wi, wx);
+  std::vector<Index> ei;
+  std::vector<double> ex;
+  for (std::size_t e = 0; e < t.idx.size(); ++e)
+    if (pred(t.vals[e], t.idx[e], 0, 0.5)) {
+      ei.push_back(t.idx[e]);
+      ex.push_back(t.vals[e]);
+    }
+  EXPECT_EQ(wi, ei);
+  EXPECT_EQ(wx, ex);
+  EXPECT_EQ(w.backend(), b());
+}
+
 // C = A(I, J) against GrB_Matrix_extract: unsorted index lists with repeats, from A and from A'.
 TEST_P(MatrixOps, ExtractMatchesGraphBLAS) {
   Rng rng(47);

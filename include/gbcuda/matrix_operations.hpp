@@ -1,7 +1,9 @@
 #pragma once
 // Operations whose output is a matrix, GraphBLAS style, and the reduction of a matrix:
 //   select(C, no_mask, no_accum, pred, A, thunk)      C = the entries of A where pred holds
-//                                                     (GrB_select with a GrB_IndexUnaryOp)
+//                                                     (GrB_select with a GrB_IndexUnaryOp: a
+//                                                     SelectOp, or any callable (x, i, j, thunk)
+//                                                     -> bool, run on the host)
 //   mxm(C, M, no_accum, semiring, A, B, desc)         C<M, structural> = A * B (or A * B' with
 //                                                     desc.transpose_b): GrB_mxm by dot products
 //   mxm(C, no_mask, no_accum, semiring, A, B, desc)   C = A * B (GrB_mxm without a mask):
@@ -108,25 +110,76 @@ bool host_dot(const S& s, const Csr<TA>& a, Index i, const Csr<TB>& bt, Index j,
   return has;
 }
 
+// A CSR in host memory, row by row: count(i) entries of row i, then fill(i, col, val) writes them
+// (columns ascending), both called in parallel over the rows. An exception from them is caught
+// inside the parallel loops (none may leave an OpenMP region) and the first one thrown again after.
+template <class T, class Count, class Fill>
+Csr<T> host_rows(Index nrows, Index ncols, const Count& count, const Fill& fill) {
+  Csr<T> c;
+  c.nrows = nrows;
+  c.ncols = ncols;
+  std::vector<Offset> ptr(static_cast<std::size_t>(nrows) + 1, 0);
+  std::atomic<bool> failed{false};
+  std::exception_ptr error;
+  auto guarded = [&](auto&& body) {
+    if (failed.load(std::memory_order_relaxed)) return;
+    try {
+      body();
+    } catch (...) {
+#pragma omp critical(gbcuda_host_rows)
+      if (!error) error = std::current_exception();
+      failed.store(true, std::memory_order_relaxed);
+    }
+  };
+#pragma omp parallel for schedule(dynamic, 256)
+  for (Index i = 0; i < nrows; ++i) guarded([&] { ptr[std::size_t(i) + 1] = count(i); });
+  if (error) std::rethrow_exception(error);
+  for (Index i = 0; i < nrows; ++i) ptr[std::size_t(i) + 1] += ptr[std::size_t(i)];
+  c.row_ptr = Array<Offset>(ptr, Backend::Host);
+  c.col_idx = Array<Vid>(static_cast<std::size_t>(ptr.back()), Backend::Host);
+  c.values = Array<T>(static_cast<std::size_t>(ptr.back()), Backend::Host);
+#pragma omp parallel for schedule(dynamic, 256)
+  for (Index i = 0; i < nrows; ++i)
+    guarded([&] { fill(i, c.col_idx.data() + ptr[std::size_t(i)], c.values.data() + ptr[std::size_t(i)]); });
+  if (error) std::rethrow_exception(error);
+  return c;
+}
+
+// `result` (built on the host) as C, moved to `where`; a GPU result counts as a host fallback.
+template <class T>
+void place_result(Matrix<T>& C, Csr<T>&& result, Backend where) {
+  if (where == Backend::Cuda) note_host_fallback();
+  Matrix<T> m = Matrix<T>::from_valid_csr(std::move(result));
+  if (where != Backend::Host) m.csr(where);
+  C = std::move(m);
+}
+
 }  // namespace detail
 
 template <class T, class Op, class Accum>
 void select(Matrix<T>& C, const NoMask&, const Accum&, const Op& op, const Matrix<T>& A, double thunk,
             Backend where = Backend::Host) try {
   static_assert(std::is_same_v<Accum, NoAccum>, "select into a matrix takes no accumulator");
+  constexpr bool builtin = requires { Op::kind; };  // a SelectOp; else a user predicate
 #if GBCUDA_HAVE_CUDA
-  if (where == Backend::Cuda) {
-    C = Matrix<T>::from_valid_csr(detail::cuda::select_csr<T>(A.csr(Backend::Cuda), Op::kind, thunk));
-    return;
+  if constexpr (builtin) {
+    if (where == Backend::Cuda) {
+      C = Matrix<T>::from_valid_csr(detail::cuda::select_csr<T>(A.csr(Backend::Cuda), Op::kind, thunk));
+      return;
+    }
   }
 #endif
-  (void)where;
   const Csr<T>& a = A.csr(Backend::Host);
   auto keep = [&](Index i, Offset p) {
-    return op(a.is_iso() ? a.iso_value : a.values[p], i, Index(a.col_idx[p]), thunk);
+    return bool(op(a.is_iso() ? a.iso_value : a.values[p], i, Index(a.col_idx[p]), thunk));
   };
   auto value = [&](Index, Offset p) { return a.is_iso() ? a.iso_value : a.values[p]; };
-  C = Matrix<T>::from_valid_csr(detail::host_compact<T>(a, keep, value));
+  if constexpr (builtin) {
+    C = Matrix<T>::from_valid_csr(detail::host_compact<T>(a, keep, value));
+    (void)where;
+  } else {
+    detail::place_result(C, detail::host_compact<T>(a, keep, value), where);  // on the host, then to `where`
+  }
 } catch (const std::bad_alloc&) {
   detail::throw_out_of_memory_in("select");
 }
@@ -231,50 +284,6 @@ void apply(Matrix<TC>& C, const NoMask&, const Accum&, const Op& op, const Matri
 }
 
 namespace detail {
-
-// A CSR in host memory, row by row: count(i) entries of row i, then fill(i, col, val) writes them
-// (columns ascending), both called in parallel over the rows. An exception from them is caught
-// inside the parallel loops (none may leave an OpenMP region) and the first one thrown again after.
-template <class T, class Count, class Fill>
-Csr<T> host_rows(Index nrows, Index ncols, const Count& count, const Fill& fill) {
-  Csr<T> c;
-  c.nrows = nrows;
-  c.ncols = ncols;
-  std::vector<Offset> ptr(static_cast<std::size_t>(nrows) + 1, 0);
-  std::atomic<bool> failed{false};
-  std::exception_ptr error;
-  auto guarded = [&](auto&& body) {
-    if (failed.load(std::memory_order_relaxed)) return;
-    try {
-      body();
-    } catch (...) {
-#pragma omp critical(gbcuda_host_rows)
-      if (!error) error = std::current_exception();
-      failed.store(true, std::memory_order_relaxed);
-    }
-  };
-#pragma omp parallel for schedule(dynamic, 256)
-  for (Index i = 0; i < nrows; ++i) guarded([&] { ptr[std::size_t(i) + 1] = count(i); });
-  if (error) std::rethrow_exception(error);
-  for (Index i = 0; i < nrows; ++i) ptr[std::size_t(i) + 1] += ptr[std::size_t(i)];
-  c.row_ptr = Array<Offset>(ptr, Backend::Host);
-  c.col_idx = Array<Vid>(static_cast<std::size_t>(ptr.back()), Backend::Host);
-  c.values = Array<T>(static_cast<std::size_t>(ptr.back()), Backend::Host);
-#pragma omp parallel for schedule(dynamic, 256)
-  for (Index i = 0; i < nrows; ++i)
-    guarded([&] { fill(i, c.col_idx.data() + ptr[std::size_t(i)], c.values.data() + ptr[std::size_t(i)]); });
-  if (error) std::rethrow_exception(error);
-  return c;
-}
-
-// `result` (built on the host) as C, moved to `where`; a GPU result counts as a host fallback.
-template <class T>
-void place_result(Matrix<T>& C, Csr<T>&& result, Backend where) {
-  if (where == Backend::Cuda) note_host_fallback();
-  Matrix<T> m = Matrix<T>::from_valid_csr(std::move(result));
-  if (where != Backend::Host) m.csr(where);
-  C = std::move(m);
-}
 
 // C = A (+) B or A (x) B on the host, row by row: a merge of the two rows' sorted columns, counted
 // first, then written. `add`: the union (op where both have an entry, else the one value cast to

@@ -259,6 +259,29 @@ void select(Vector<T>& w, const MaskArg& mask, const Accum& accum, const SelectO
   detail::throw_out_of_memory_in("select");
 }
 
+// The same with a user-defined index-unary predicate (GrB_IndexUnaryOp_new): any callable
+// pred(u(i), i, j, thunk) -> bool, j = 0 for a vector. Runs on the host; a GPU w through host
+// copies (host_fallbacks() counts them).
+template <class T, class MaskArg, class Accum, class Pred>
+requires std::is_invocable_r_v<bool, const Pred&, T, Index, Index, double>
+void select(Vector<T>& w, const MaskArg& mask, const Accum& accum, const Pred& pred, const Vector<T>& u, double thunk,
+            const Descriptor& d = {}) try {
+  if (w.size() != u.size()) detail::throw_dimension_mismatch("select", w.size(), u.size());
+  if (w.backend() == Backend::Cuda) {
+    detail::on_host_copy(
+        w, [&](Vector<T>& wh) { select(wh, detail::mask_to_host(mask), accum, pred, u.to(Backend::Host), thunk, d); });
+    return;
+  }
+  std::optional<Vector<T>> u_hold;
+  const Vector<T>& uh = detail::in_backend(u, Backend::Host, u_hold);
+  detail::PreparedMask pm = detail::prepare_mask(mask, d, Backend::Host, w.size());
+  detail::VectorStore<T> t;
+  detail::host::apply(t, pm.view, Identity<T>{}, detail::view(uh.store()), detail::UserSelectKeep<Pred>{pred, thunk});
+  detail::merge_into(w, pm.view, accum, t, d.replace);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("select");
+}
+
 template <class TW, class MaskArg, class Accum, class Op, class TU, class TV>
 void ewise_add(Vector<TW>& w, const MaskArg& mask, const Accum& accum, const Op& op, const Vector<TU>& u,
                const Vector<TV>& v, const Descriptor& d = {}) try {

@@ -417,6 +417,17 @@ struct SelectKeep {
   }
 };
 
+// A user-defined index-unary predicate as select's keep test: pred(x, i, 0, thunk).
+template <class Pred>
+struct UserSelectKeep {
+  const Pred& pred;
+  double thunk;
+  template <class X>
+  bool operator()(const X& x, Index i) const {
+    return bool(pred(x, i, Index(0), thunk));
+  }
+};
+
 template <class TW, class MaskArg, class Accum, class Op, class TU, class TV>
 void ewise_op(Vector<TW>& w, const MaskArg& mask, const Accum& accum, const Op& op, const Vector<TU>& u,
               const Vector<TV>& v, const Descriptor& d, bool is_union) {
