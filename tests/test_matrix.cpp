@@ -2,10 +2,12 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <sstream>
 
 #include "gbcuda/context.hpp"
 #include "gbcuda/matrix.hpp"
 #include "gbcuda/operations.hpp"
+#include "gbcuda/print.hpp"
 #include "gbcuda/vector.hpp"
 #include "support/graphs.hpp"
 
@@ -238,3 +240,25 @@ TEST(Memory, DeviceAllocationTooLargeSaysNeededAndFree) {
 }
 
 }  // namespace
+
+// Printing: the summary line, the first entries in row order, "..." when there are more.
+TEST(Print, MatrixAndVector) {
+  std::vector<Index> r{2, 0, 1}, c{3, 1, 0};
+  std::vector<double> v{1.5, -2, 4};
+  const auto A = gbcuda::Matrix<double>::from_coo(3, 4, r, c, v);
+  std::ostringstream all, two, none;
+  all << A;
+  EXPECT_EQ(all.str(), "gbcuda::Matrix<double> 3 x 4, 3 entries, host memory\n  (0, 1) -2\n  (1, 0) 4\n  (2, 3) 1.5\n");
+  gbcuda::print(two, A, 2);
+  EXPECT_EQ(two.str(), "gbcuda::Matrix<double> 3 x 4, 3 entries, host memory\n  (0, 1) -2\n  (1, 0) 4\n  ...\n");
+  const auto P = gbcuda::Matrix<bool>::from_coo(2, 2, std::vector<Index>{1}, std::vector<Index>{0});
+  gbcuda::print(none, P, 0);
+  EXPECT_EQ(none.str(), "gbcuda::Matrix<bool> 2 x 2, 1 entry (all one value), host memory\n");
+  const auto u = gbcuda::Vector<std::int64_t>::from_tuples(5, {4, 1}, {7, -3});
+  std::ostringstream vs;
+  vs << u;
+  EXPECT_EQ(vs.str(), "gbcuda::Vector<int64_t> of length 5, 2 entries, host memory\n  (1) -3\n  (4) 7\n");
+  std::ostringstream bs;
+  bs << gbcuda::Vector<bool>::from_tuples(3, {2}, {false});
+  EXPECT_EQ(bs.str(), "gbcuda::Vector<bool> of length 3, 1 entry, host memory\n  (2) false\n");
+}

@@ -10,6 +10,7 @@
 #include "gbcuda/multi_source.hpp"
 #include "gbcuda/operations.hpp"
 #include "gbcuda/partitioned.hpp"
+#include "gbcuda/print.hpp"
 #include "gbcuda/reorder.hpp"
 #include "gbcuda/semiring.hpp"
 #include "gbcuda/types.hpp"
