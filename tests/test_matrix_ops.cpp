@@ -156,6 +156,40 @@ TEST_P(MatrixOps, ReduceMatchesGraphBLAS) {
   EXPECT_EQ(gbcuda::reduce(gbcuda::PlusMonoid<double>{}, Matrix<double>::from_coo(5, 5, {}, {}), b()), 0.0);
 }
 
+// w = each row (or column) of A reduced by a binary operator, against GrB_Matrix_reduce_BinaryOp.
+TEST_P(MatrixOps, ReduceToAVectorByABinaryOpMatchesGraphBLAS) {
+  Rng rng(71);
+  const Coo<std::int64_t> coo = random_matrix<std::int64_t>(rng, 50, 40, 4.0);
+  const Matrix<std::int64_t> A = gb_matrix(coo);
+  const GMat gA = grb_matrix(coo);
+  auto run = [&](auto op, GrB_BinaryOp gop, bool columns, const char* name) {
+    const Index n = columns ? 40 : 50;
+    gbcuda::Vector<std::int64_t> w(n, b());
+    gbcuda::Descriptor d;
+    d.transpose_a = columns;
+    gbcuda::reduce(w, gbcuda::no_mask, gbcuda::no_accum, op, A, d);
+    GVec want;
+    OPS_GRB(GrB_Vector_new(&want.v, GrB_INT64, GrB_Index(n)));
+    OPS_GRB(GrB_Matrix_reduce_BinaryOp(want.v, nullptr, nullptr, gop, gA.m, columns ? GrB_DESC_T0 : nullptr));
+    GrB_Index nv = 0;
+    OPS_GRB(GrB_Vector_nvals(&nv, want.v));
+    std::vector<GrB_Index> gi(nv + 1);
+    std::vector<std::int64_t> gx(nv + 1);
+    OPS_GRB(GrB_Vector_extractTuples_INT64(gi.data(), gx.data(), &nv, want.v));
+    std::vector<Index> wi;
+    std::vector<std::int64_t> wx;
+    w.extract_tuples(wi, wx);
+    EXPECT_EQ(wi, std::vector<Index>(gi.begin(), gi.begin() + std::ptrdiff_t(nv))) << name;
+    EXPECT_EQ(wx, std::vector<std::int64_t>(gx.begin(), gx.begin() + std::ptrdiff_t(nv))) << name;
+  };
+  for (bool columns : {false, true}) {
+    run(gbcuda::Plus<std::int64_t>{}, GrB_PLUS_INT64, columns, "plus");
+    run(gbcuda::Min<std::int64_t>{}, GrB_MIN_INT64, columns, "min");
+    run(gbcuda::Max<std::int64_t>{}, GrB_MAX_INT64, columns, "max");
+    run(gbcuda::Times<std::int64_t>{}, GrB_TIMES_INT64, columns, "times");
+  }
+}
+
 TEST_P(MatrixOps, ApplyMatchesGraphBLAS) {
   Rng rng(21);
   const Coo<double> coo = random_matrix<double>(rng, 260, 310, 6.0);

@@ -11,6 +11,8 @@
 //   reduce(monoid, A)                                 the monoid's sum of A's values
 //                                                     (GrB_Matrix_reduce to a scalar)
 //   reduce(w, mask, accum, monoid, A, desc)           w<mask> = accum(w, row sums of A) (T0: columns)
+//   reduce(w, mask, accum, binary_op, A, desc)        the same with PLUS, TIMES, MIN, MAX, LOR or LAND
+//                                                     (GrB_Matrix_reduce_BinaryOp)
 //   apply(C, no_mask, no_accum, op, A)                C = op(A), A's structure (GrB_Matrix_apply)
 //   ewise_add(C, no_mask, no_accum, op, A, B, desc)   C = A (+) B, the union of the patterns
 //                                                     (GrB_Matrix_eWiseAdd_BinaryOp)
@@ -588,6 +590,36 @@ void reduce(Vector<TW>& w, const MaskArg& mask, const Accum& accum, const Monoid
   mxv(w, mask, accum, Semiring<Monoid, First<Z>>{mon, {}}, A, ones, d);
 } catch (const std::bad_alloc&) {
   detail::throw_out_of_memory_in("reduce");
+}
+
+namespace detail {
+// The monoid of a built-in binary operator that has one (GrB_Matrix_reduce_BinaryOp's operators).
+template <class Op>
+struct monoid_of_op {
+  static constexpr bool exists = false;
+};
+#define GBCUDA_MONOID_OF_OP(OP, MONOID)  \
+  template <class T>                     \
+  struct monoid_of_op<OP<T>> {           \
+    static constexpr bool exists = true; \
+    using type = MONOID<T>;              \
+  };
+GBCUDA_MONOID_OF_OP(Plus, PlusMonoid)
+GBCUDA_MONOID_OF_OP(Times, TimesMonoid)
+GBCUDA_MONOID_OF_OP(Min, MinMonoid)
+GBCUDA_MONOID_OF_OP(Max, MaxMonoid)
+GBCUDA_MONOID_OF_OP(Lor, LorMonoid)
+GBCUDA_MONOID_OF_OP(Land, LandMonoid)
+#undef GBCUDA_MONOID_OF_OP
+}  // namespace detail
+
+// w<mask> = accum(w, each row of A reduced by a built-in binary operator) (GrB_Matrix_reduce_
+// BinaryOp; desc.transpose_a: each column): PLUS, TIMES, MIN, MAX, LOR and LAND, as their monoids
+// (another operator is a compile-time error: it has no identity to start a row from).
+template <class TW, class MaskArg, class Accum, class Op, class TA>
+requires(detail::monoid_of_op<Op>::exists) void reduce(Vector<TW>& w, const MaskArg& mask, const Accum& accum,
+                                                       const Op&, const Matrix<TA>& A, const Descriptor& d = {}) {
+  reduce(w, mask, accum, typename detail::monoid_of_op<Op>::type{}, A, d);
 }
 
 // A's entries as coordinate lists in host memory, row by row, columns ascending in each row
