@@ -405,6 +405,36 @@ TEST_P(MatrixOps, SelectWithAUserPredicate) {
   EXPECT_EQ(w.backend(), b());
 }
 
+// resize against GrB_Matrix_resize and GrB_Vector_resize: smaller, larger, one size each way.
+TEST_P(MatrixOps, ResizeMatchesGraphBLAS) {
+  Rng rng(73);
+  const Coo<double> coo = random_matrix<double>(rng, 30, 25, 4.0);
+  for (auto [r, c] : {std::pair<Index, Index>{20, 10}, {40, 30}, {12, 35}, {30, 25}, {0, 5}}) {
+    SCOPED_TRACE(std::to_string(r) + " x " + std::to_string(c));
+    Matrix<double> A = gb_matrix(coo);
+    gbcuda::resize(A, r, c, b());
+    GMat g = grb_matrix(coo);
+    OPS_GRB(GrB_Matrix_resize(g.m, GrB_Index(r), GrB_Index(c)));
+    EXPECT_EQ(A.nrows(), r);
+    EXPECT_EQ(A.ncols(), c);
+    EXPECT_EQ(entries_of(A), entries_of<double>(g.m));
+  }
+  const Tuples<double> t = random_tuples<double>(rng, 50, 0.5);
+  for (Index n : {Index(20), Index(80)}) {
+    gbcuda::Vector<double> u = gb_vector(t, b());
+    gbcuda::resize(u, n);
+    EXPECT_EQ(u.size(), n);
+    EXPECT_EQ(u.backend(), b());
+    GVec g = grb_vector(t);
+    OPS_GRB(GrB_Vector_resize(g.v, GrB_Index(n)));
+    GrB_Index nv = 0;
+    OPS_GRB(GrB_Vector_nvals(&nv, g.v));
+    EXPECT_EQ(u.nvals(), Index(nv));
+  }
+  Matrix<double> A = gb_matrix(coo);
+  EXPECT_THROW(gbcuda::resize(A, -1, 3, b()), gbcuda::Error);
+}
+
 // C = A(I, J) against GrB_Matrix_extract: unsorted index lists with repeats, from A and from A'.
 TEST_P(MatrixOps, ExtractMatchesGraphBLAS) {
   Rng rng(47);

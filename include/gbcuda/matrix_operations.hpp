@@ -22,6 +22,8 @@
 //   extract(C, no_mask, no_accum, A, I, J, desc)      C = A(I, J) (GrB_Matrix_extract)
 //   kronecker(C, no_mask, no_accum, op, A, B)         C = kron(A, B) (GrB_Matrix_kronecker_BinaryOp)
 //   diag(C, v, k)                                     C = v on diagonal k (GrB_Matrix_diag)
+//   resize(A, nrows, ncols), resize(u, n)             new sizes, the entries outside dropped
+//                                                     (GrB_Matrix_resize, GrB_Vector_resize)
 //   extract_tuples(A, I, J, X)                        A's entries as coordinates (host memory)
 // A Matrix is immutable: C is replaced by the result. These take no mask but mxm's (which must be
 // structural and not complemented) and no accumulator (both are compile-time errors otherwise),
@@ -576,6 +578,57 @@ void diag(Matrix<T>& C, const Vector<T>& v, Index k = 0, Backend where = Backend
   C = std::move(m);
 } catch (const std::bad_alloc&) {
   detail::throw_out_of_memory_in("diag");
+}
+
+// A with nrows x ncols (GrB_Matrix_resize): the entries outside dropped, none added. A is
+// replaced (a Matrix is immutable), in the backend `where` (built on the host).
+template <class T>
+void resize(Matrix<T>& A, Index nrows, Index ncols, Backend where = Backend::Host) try {
+  if (nrows < 0 || ncols < 0 || nrows > Index(std::numeric_limits<Vid>::max()) ||
+      ncols > Index(std::numeric_limits<Vid>::max()))
+    throw Error(Status::InvalidValue,
+                "resize: " + std::to_string(nrows) + " x " + std::to_string(ncols) + " (each size 0 to 2^31-1)");
+  const Csr<T>& a = A.csr(Backend::Host);
+  const Index keep_rows = std::min(nrows, A.nrows());
+  auto value = [&](Offset p) { return a.is_iso() ? a.iso_value : a.values[p]; };
+  auto end_of = [&](Index i) {  // the row's first column past ncols
+    return Offset(std::lower_bound(a.col_idx.data() + a.row_ptr[i], a.col_idx.data() + a.row_ptr[i + 1],
+                                   Vid(std::min<Index>(ncols, std::numeric_limits<Vid>::max()))) -
+                  a.col_idx.data());
+  };
+  auto count = [&](Index i) { return i < keep_rows ? end_of(i) - a.row_ptr[i] : Offset(0); };
+  auto fill = [&](Index i, Vid* col, T* val) {
+    if (i >= keep_rows) return;
+    for (Offset p = a.row_ptr[i], e = end_of(i); p < e; ++p) {
+      *col++ = a.col_idx[p];
+      *val++ = value(p);
+    }
+  };
+  Csr<T> c = detail::host_rows<T>(nrows, ncols, count, fill);
+  Matrix<T> m = Matrix<T>::from_valid_csr(std::move(c));
+  if (where != Backend::Host) m.csr(where);
+  A = std::move(m);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("resize");
+}
+
+// u with length n (GrB_Vector_resize): the entries at n and past dropped, in u's backend.
+template <class T>
+void resize(Vector<T>& u, Index n) try {
+  if (n < 0) throw Error(Status::InvalidValue, "resize: a vector of length " + std::to_string(n));
+  std::vector<Index> idx;
+  std::vector<T> vals;
+  u.extract_tuples(idx, vals);
+  std::vector<Index> keep_idx;
+  std::vector<T> keep_vals;
+  for (std::size_t e = 0; e < idx.size(); ++e)
+    if (idx[e] < n) {
+      keep_idx.push_back(idx[e]);
+      keep_vals.push_back(vals[e]);
+    }
+  u = Vector<T>::from_tuples(n, keep_idx, keep_vals, u.backend());
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("resize");
 }
 
 // w<mask> = accum(w, the monoid's sum of each row of A) (GrB_Matrix_reduce_Monoid to a vector;
