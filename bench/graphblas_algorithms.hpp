@@ -332,4 +332,43 @@ inline Result<std::int64_t> triangles(const Matrix& A, Index n) {
   return r;
 }
 
+// The k-truss as examples/ktruss: E = offdiag(A); S<E, structural> = E * E' over PLUS_PAIR; then
+// C = select(S >= k - 2) and S<C, structural> = C * C' until no edge goes (A symmetric). values:
+// the truss's entries as (row, column, triangles), row by row; rounds: the selects. Timed whole.
+struct TrussEntry {
+  Index i, j;
+  std::int64_t triangles;
+  bool operator==(const TrussEntry&) const = default;
+};
+inline Result<TrussEntry> ktruss(const Matrix& A, Index n, int k) {
+  Result<TrussEntry> r;
+  Matrix E, S, C;
+  const auto t0 = Clock::now();
+  GBREF_CALL(GrB_Matrix_new(&E.m, GrB_BOOL, GrB_Index(n), GrB_Index(n)));
+  GBREF_CALL(GrB_Matrix_new(&S.m, GrB_INT64, GrB_Index(n), GrB_Index(n)));
+  GBREF_CALL(GrB_Matrix_new(&C.m, GrB_INT64, GrB_Index(n), GrB_Index(n)));
+  GBREF_CALL(GrB_Matrix_select_INT64(E.m, GrB_NULL, GrB_NULL, GrB_OFFDIAG, A.m, 0, GrB_NULL));
+  GBREF_CALL(GrB_mxm(S.m, E.m, GrB_NULL, GxB_PLUS_PAIR_INT64, E.m, E.m, GrB_DESC_ST1));
+  GrB_Index before = 0, now = 0;
+  GBREF_CALL(GrB_Matrix_nvals(&before, E.m));
+  for (;;) {
+    ++r.rounds;
+    GBREF_CALL(GrB_Matrix_select_INT64(C.m, GrB_NULL, GrB_NULL, GrB_VALUEGE_INT64, S.m, k - 2, GrB_NULL));
+    GBREF_CALL(GrB_Matrix_nvals(&now, C.m));
+    if (now == before) break;
+    before = now;
+    GBREF_CALL(GrB_Matrix_clear(S.m));
+    GBREF_CALL(GrB_mxm(S.m, C.m, GrB_NULL, GxB_PLUS_PAIR_INT64, C.m, C.m, GrB_DESC_ST1));
+  }
+  r.seconds = since(t0);
+  std::vector<GrB_Index> I(now + 1), J(now + 1);
+  std::vector<std::int64_t> X(now + 1);
+  GrB_Index got = now;
+  GBREF_CALL(GrB_Matrix_extractTuples_INT64(I.data(), J.data(), X.data(), &got, C.m));
+  for (GrB_Index e = 0; e < got; ++e) r.values.push_back({Index(I[e]), Index(J[e]), X[e]});
+  std::sort(r.values.begin(), r.values.end(),
+            [](const TrussEntry& a, const TrussEntry& b) { return a.i != b.i ? a.i < b.i : a.j < b.j; });
+  return r;
+}
+
 }  // namespace gbref

@@ -3,8 +3,8 @@
 // parents on the sample matrices and on random graphs; Bellman-Ford (examples/sssp), PageRank
 // (examples/pagerank), connected components (examples/cc) and triangles (examples/tc) give what
 // the same algorithms written with GraphBLAS C calls give (bench/graphblas_algorithms.hpp, the
-// CPU baselines of algebra_bench); the centralities of examples/centrality (one multi-source BFS)
-// are those of GraphBLAS's single-source levels.
+// CPU baselines of algebra_bench), and so does the k-truss (examples/ktruss); the centralities
+// of examples/centrality (one multi-source BFS) are those of GraphBLAS's single-source levels.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,6 +16,7 @@
 #include "bfs/bfs.hpp"
 #include "cc/cc.hpp"
 #include "centrality/centrality.hpp"
+#include "ktruss/ktruss.hpp"
 #include "pagerank/pagerank.hpp"
 #include "sssp/sssp.hpp"
 #include "support/graphblas_ref.hpp"
@@ -235,6 +236,32 @@ TEST_P(ExampleAlgebra, CentralityMatchesGraphBLAS) {
   check_centrality(gbtest::path_graph(500, true), 64, GetParam(), "directed path, 64 sources");
   check_centrality(gbcuda::read_matrix<bool>(std::string(GBCUDA_MATRICES_DIR) + "/karate.mtx"), 10, GetParam(),
                    "karate, 10 sources");
+}
+
+// The k-truss as the same loop written with GraphBLAS C calls: every remaining edge and its
+// triangle count, on the samples and random graphs, for several k.
+void check_ktruss(const gbcuda::Matrix<bool>& A, int k, Backend b, const std::string& what) {
+  SCOPED_TRACE(what + ", k = " + std::to_string(k));
+  const auto want = gbref::ktruss(grb_import(A), A.nrows(), k);
+  const example::KTruss got = example::ktruss(A, k, b);
+  std::vector<Index> I, J;
+  std::vector<std::int64_t> X;
+  gbcuda::extract_tuples(got.truss, I, J, X);
+  std::vector<gbref::TrussEntry> entries;
+  for (std::size_t e = 0; e < I.size(); ++e) entries.push_back({I[e], J[e], X[e]});
+  EXPECT_EQ(entries, want.values);
+  EXPECT_EQ(got.rounds, want.rounds);
+}
+
+TEST_P(ExampleAlgebra, KTrussMatchesGraphBLAS) {
+  for (const char* name : {"karate.mtx", "dolphins.mtx", "netscience.mtx"}) {
+    const auto M = gbcuda::read_matrix<bool>(std::string(GBCUDA_MATRICES_DIR) + "/" + name);
+    const auto A = M.is_symmetric_structure() ? M : M.symmetrized();
+    for (int k : {3, 4, 5}) check_ktruss(A, k, GetParam(), name);
+  }
+  const gbtest::GraphSpec spec{2000, 12.0, false, true, false, 0.05, 9};  // self loops: ignored
+  for (int k : {3, 5}) check_ktruss(gbtest::random_graph(spec), k, GetParam(), spec.name());
+  EXPECT_THROW(example::ktruss(gbtest::path_graph(5, false), 2, GetParam()), gbcuda::Error);
 }
 
 TEST_P(ExampleAlgebra, TrianglesMatchGraphBLAS) {
