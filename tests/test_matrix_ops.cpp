@@ -435,6 +435,32 @@ TEST_P(MatrixOps, ResizeMatchesGraphBLAS) {
   EXPECT_THROW(gbcuda::resize(A, -1, 3, b()), gbcuda::Error);
 }
 
+// A(i, j) against GrB_Matrix_extractElement everywhere in a small matrix; outside is an error.
+TEST_P(MatrixOps, ElementMatchesGraphBLAS) {
+  Rng rng(79);
+  const Coo<std::int32_t> coo = random_matrix<std::int32_t>(rng, 15, 12, 4.0);
+  Matrix<std::int32_t> A = gb_matrix(coo);
+  A.csr(b());
+  if (b() == Backend::Cuda) A.release(Backend::Host);  // read back from the GPU copy
+  const GMat g = grb_matrix(coo);
+  Index found = 0;
+  for (Index i = 0; i < 15; ++i)
+    for (Index j = 0; j < 12; ++j) {
+      std::int32_t x = 0;
+      const GrB_Info info = GrB_Matrix_extractElement_INT32(&x, g.m, GrB_Index(i), GrB_Index(j));
+      const std::optional<std::int32_t> got = A.element(i, j);
+      ASSERT_EQ(got.has_value(), info == GrB_SUCCESS) << i << ", " << j;
+      if (got) {
+        EXPECT_EQ(*got, x);
+        ++found;
+      }
+    }
+  EXPECT_EQ(found, A.nvals());
+  EXPECT_THROW((void)A.element(15, 0), gbcuda::Error);
+  EXPECT_THROW((void)A.element(0, -1), gbcuda::Error);
+  EXPECT_EQ(gbtest::path_graph(4, true).element(1, 2), std::optional<bool>(true));  // iso
+}
+
 // C = A(I, J) against GrB_Matrix_extract: unsorted index lists with repeats, from A and from A'.
 TEST_P(MatrixOps, ExtractMatchesGraphBLAS) {
   Rng rng(47);

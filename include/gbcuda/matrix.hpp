@@ -104,6 +104,9 @@ class Matrix {
   Index ncols() const;
   Index nvals() const;
   bool is_iso() const;
+  // A(i, j) (GrB_Matrix_extractElement), or nothing when no entry is stored there; read from the
+  // host copy (made on first use). Error(InvalidIndex) outside the matrix.
+  std::optional<T> element(Index i, Index j) const;
 
   // The CSR in `where`'s memory (copied there once, then cached). On the GPU the calling
   // thread's stream is ordered after the copy (and after whatever built it on another thread).

@@ -299,6 +299,19 @@ Index Matrix<T>::nvals() const {
   return s_->nvals;
 }
 template <class T>
+std::optional<T> Matrix<T>::element(Index i, Index j) const {
+  if (i < 0 || i >= nrows() || j < 0 || j >= ncols())
+    throw Error(Status::InvalidIndex, "element (" + detail::str(i) + ", " + detail::str(j) + ") is outside the " +
+                                          detail::str(nrows()) + " x " + detail::str(ncols()) + " matrix");
+  const Csr<T>& a = csr(Backend::Host);
+  const Vid* b = a.col_idx.data() + a.row_ptr[i];
+  const Vid* e = a.col_idx.data() + a.row_ptr[i + 1];
+  const Vid* at = std::lower_bound(b, e, Vid(j));
+  if (at == e || *at != Vid(j)) return std::nullopt;
+  return a.is_iso() ? a.iso_value : a.values[std::size_t(at - a.col_idx.data())];
+}
+
+template <class T>
 bool Matrix<T>::is_iso() const {
   return s_->iso;
 }
