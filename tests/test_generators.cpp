@@ -11,7 +11,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -31,6 +33,12 @@ bool symmetry_computed_afresh(const gbcuda::Matrix<bool>& m) {
 }
 
 namespace fs = std::filesystem;
+
+// A small pattern (iso) matrix.
+gbcuda::Matrix<bool> gbtest_pattern() {
+  const std::vector<gbcuda::Index> r{0, 1, 2}, c{1, 2, 0};
+  return gbcuda::Matrix<bool>::from_coo(3, 3, r, c);
+}
 using gbcuda::Backend;
 using gbcuda::Error;
 using gbcuda::FileFormat;
@@ -696,6 +704,41 @@ TEST_F(BinaryFile, RoundTripPattern) {
   EXPECT_EQ(static_cast<Index>(coo.rows.size()), m.nvals());
   EXPECT_TRUE(coo.values.empty());
   EXPECT_EQ(arrays(gbcuda::matrix_from_coo<bool>(coo)), arrays(m));
+}
+
+// serialize / deserialize: the file's bytes in memory, read back with the file's checks.
+TEST_F(BinaryFile, SerializeToMemory) {
+  const std::vector<Index> rows{0, 0, 1, 3, 3, 2};
+  const std::vector<Index> cols{1, 4, 0, 2, 3, 4};
+  const std::vector<double> vals{1.5, -2.0, 3.25, 1e300, 0.0, -7.125};
+  const Matrix<double> m = Matrix<double>::from_coo(4, 5, rows, cols, vals);
+  const std::vector<char> bytes = gbcuda::serialize(m);
+  gbcuda::write_binary_graph(path("same.gbc"), m);
+  std::ifstream in(path("same.gbc"), std::ios::binary);
+  const std::vector<char> file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(bytes, file);  // the same image as the file
+  const Matrix<double> r = gbcuda::deserialize<double>(bytes);
+  EXPECT_EQ(arrays(r), arrays(m));
+  EXPECT_EQ(r.csr().values.to_vector(), m.csr().values.to_vector());
+  EXPECT_EQ(gbcuda::deserialize<float>(bytes).csr().values.to_vector()[0], 1.5f);  // converted
+  const Matrix<bool> p = gbcuda::deserialize<bool>(gbcuda::serialize(gbtest_pattern()));
+  EXPECT_TRUE(p.is_iso());
+  // Truncated, corrupted or foreign bytes are ParseErrors naming "deserialize".
+  auto parse_error = [](std::span<const char> b) {
+    try {
+      (void)gbcuda::deserialize<double>(b);
+    } catch (const Error& e) {
+      return e.status() == Status::ParseError && std::string(e.what()).find("deserialize") != std::string::npos;
+    }
+    return false;
+  };
+  EXPECT_TRUE(parse_error(std::span<const char>(bytes.data(), bytes.size() - 3)));
+  std::vector<char> bad = bytes;
+  bad[20] ^= 0x40;  // inside the header: the checksum no longer matches
+  EXPECT_TRUE(parse_error(bad));
+  const std::string text = "1 2\n";
+  EXPECT_TRUE(parse_error(std::span<const char>(text.data(), text.size())));
+  EXPECT_TRUE(parse_error({}));
 }
 
 TEST_F(BinaryFile, RoundTripValues) {

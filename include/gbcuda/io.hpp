@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <functional>
 #include <iosfwd>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -147,6 +148,13 @@ template <class T>
 Matrix<T> read_binary_graph(const std::string& path);
 template <class T>
 RelabelledGraph<T> read_relabelled_graph(const std::string& path);
+// The same image in memory (GxB_Matrix_serialize / GxB_Matrix_deserialize): serialize gives the
+// bytes write_binary_graph writes, deserialize reads them back with the same checks (errors
+// name "deserialize") and the same conversion of another value type.
+template <class T>
+std::vector<char> serialize(const Matrix<T>& A);
+template <class T>
+Matrix<T> deserialize(std::span<const char> bytes);
 // True when `path` is a regular file that starts with the .gbc magic. Reads its first 8 bytes
 // only (detect_format reads a text file whole); false for pipes, directories and files that
 // cannot be opened.
@@ -185,7 +193,9 @@ void write_file_atomically(const std::string& path, const std::function<void(std
   extern template void write_binary_graph<T>(const std::string&, const Matrix<T>&);          \
   extern template void write_binary_graph<T>(const std::string&, const RelabelledGraph<T>&); \
   extern template Matrix<T> read_binary_graph<T>(const std::string&);                        \
-  extern template RelabelledGraph<T> read_relabelled_graph<T>(const std::string&);
+  extern template RelabelledGraph<T> read_relabelled_graph<T>(const std::string&);           \
+  extern template std::vector<char> serialize<T>(const Matrix<T>&);                          \
+  extern template Matrix<T> deserialize<T>(std::span<const char>);
 GBCUDA_FOR_EACH_TYPE(GBCUDA_EXTERN_IO)
 #undef GBCUDA_EXTERN_IO
 

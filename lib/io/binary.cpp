@@ -14,6 +14,8 @@
 #include <cstring>
 #include <limits>
 #include <ostream>
+#include <span>
+#include <sstream>
 #include <string>
 #include <type_traits>
 
@@ -77,6 +79,9 @@ std::size_t type_size(std::uint32_t code) {
 // into the arrays, or the bytes of an input already in memory (a .gbc read from a pipe).
 class ByteSource {
  public:
+  // Bytes in memory (deserialize), named `path` in messages.
+  ByteSource(const char* bytes, std::size_t size, std::string path)
+      : path_(std::move(path)), mem_(bytes), size_(size) {}
   explicit ByteSource(const io_detail::Input& in) : path_(in.path()) {
     if (const io_detail::FileText* t = in.text()) {
       mem_ = t->begin();
@@ -213,7 +218,7 @@ namespace {
 // A .gbc file of A; with `r`, a relabelled graph (version 2): A in relabelled ids, then the
 // original id of each vertex.
 template <class T>
-void write_gbc(const std::string& path, const Matrix<T>& A, const Relabelling* r) {
+void write_gbc(const std::string& path, const Matrix<T>& A, const Relabelling* r, std::ostream* out = nullptr) {
   const Csr<T>& c = A.csr(Backend::Host);
   if (r && (A.nrows() != A.ncols() || r->size() != A.nrows()))
     throw Error(Status::InvalidValue, path + ": a relabelling of " + std::to_string(r->size()) +
@@ -229,7 +234,7 @@ void write_gbc(const std::string& path, const Matrix<T>& A, const Relabelling* r
   h.nvals = c.nvals();
   std::memcpy(&h.iso_bits, &c.iso_value, sizeof(T));
   h.checksum = header_checksum(h);
-  write_file_atomically(path, [&](std::ostream& os) {
+  auto write = [&](std::ostream& os) {
     os.write(reinterpret_cast<const char*>(&h), sizeof h);
     // Large blocks straight from the arrays (a 0 x 0 matrix may have no row_ptr array at all).
     auto block = [&](const void* p, std::size_t bytes) {
@@ -252,7 +257,9 @@ void write_gbc(const std::string& path, const Matrix<T>& A, const Relabelling* r
       static_assert(sizeof(Index) == sizeof(std::int64_t));
       block(r->original_ids().data(), r->original_ids().size() * sizeof(Index));
     }
-  });
+  };
+  if (out) write(*out);
+  else write_file_atomically(path, write);
 }
 
 }  // namespace
@@ -260,6 +267,14 @@ void write_gbc(const std::string& path, const Matrix<T>& A, const Relabelling* r
 template <class T>
 void write_binary_graph(const std::string& path, const Matrix<T>& A) {
   write_gbc(path, A, nullptr);
+}
+
+template <class T>
+std::vector<char> serialize(const Matrix<T>& A) {
+  std::ostringstream os(std::ios::binary);
+  write_gbc("serialize", A, nullptr, &os);
+  const std::string s = std::move(os).str();
+  return std::vector<char>(s.begin(), s.end());
 }
 
 template <class T>
@@ -395,6 +410,12 @@ RelabelledGraph<T> read_relabelled_graph(const std::string& path) {
   return g;
 }
 
+template <class T>
+Matrix<T> deserialize(std::span<const char> bytes) {
+  ByteSource src(bytes.data(), bytes.size(), "deserialize");
+  return read_binary<T>(src, nullptr, nullptr);
+}
+
 namespace io_detail {
 
 bool has_gbc_magic(const char* bytes, std::size_t size) {
@@ -436,6 +457,8 @@ CooData read_binary_coo(const Input& in) {
   template void write_binary_graph<T>(const std::string&, const RelabelledGraph<T>&); \
   template Matrix<T> read_binary_graph<T>(const std::string&);                        \
   template RelabelledGraph<T> read_relabelled_graph<T>(const std::string&);           \
+  template std::vector<char> serialize<T>(const Matrix<T>&);                          \
+  template Matrix<T> deserialize<T>(std::span<const char>);                           \
   template Matrix<T> io_detail::read_binary_input<T>(const io_detail::Input&, std::string*);
 GBCUDA_FOR_EACH_TYPE(GBCUDA_INSTANTIATE_BINARY)
 #undef GBCUDA_INSTANTIATE_BINARY
