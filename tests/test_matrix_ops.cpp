@@ -565,7 +565,26 @@ void check_build_duplicates(Backend b) {
     auto x = raw(coo.vals);
     OPS_GRB(Grb<T>::mbuild(g.m, i.data(), j.data(), x.get(), GrB_Index(i.size()), op));
     EXPECT_EQ(entries_of(A), entries_of<T>(g.m));
+    // A vector from the rows as indices, against GrB_Vector_build.
+    const gbcuda::Vector<T> u = gbcuda::Vector<T>::from_tuples(coo.nrows, coo.rows, coo.vals, b, policy);
+    GVec gv;
+    OPS_GRB(GrB_Vector_new(&gv.v, Grb<T>::type(), GrB_Index(coo.nrows)));
+    OPS_GRB(Grb<T>::vbuild(gv.v, i.data(), x.get(), GrB_Index(i.size()), op));
+    std::vector<Index> ui;
+    std::vector<T> ux;
+    u.extract_tuples(ui, ux);
+    GrB_Index nv = 0;
+    OPS_GRB(GrB_Vector_nvals(&nv, gv.v));
+    std::vector<GrB_Index> gi(nv + 1);
+    std::unique_ptr<T[]> gx(new T[nv + 1]);
+    OPS_GRB(Grb<T>::vextract(gi.data(), gx.get(), &nv, gv.v));
+    ASSERT_EQ(ui.size(), std::size_t(nv));
+    for (std::size_t e = 0; e < ui.size(); ++e) {
+      EXPECT_EQ(ui[e], Index(gi[e]));
+      EXPECT_EQ(ux[e], gx[e]) << "vector entry " << ui[e];
+    }
   }
+  EXPECT_THROW(gbcuda::Vector<T>::from_tuples(coo.nrows, coo.rows, coo.vals, b, DuplicatePolicy::Error), gbcuda::Error);
   EXPECT_THROW(Matrix<T>::from_coo(coo.nrows, coo.ncols, coo.rows, coo.cols,
                                    std::span<const T>(raw(coo.vals).get(), coo.vals.size()), DuplicatePolicy::Error),
                gbcuda::Error);

@@ -16,15 +16,6 @@
 
 namespace gbcuda {
 
-// How duplicate entries are combined when building from coordinates: GraphBLAS's `dup`
-// operator of GrB_Matrix_build. In input order, a then b:
-//   Sum   a + b     (GrB_PLUS; for bool, logical or)     Last   b   (GrB_SECOND)
-//   First a         (GrB_FIRST)                           Min    min(a, b) (GrB_MIN; bool: and)
-//   Max   max(a, b) (GrB_MAX; bool: or)                   Times  a * b (GrB_TIMES; bool: and)
-//   Error           a duplicate is Error(InvalidValue)
-// A pattern matrix (no values) keeps one entry whatever the policy but Error.
-enum class DuplicatePolicy { Sum, Last, Error, First, Min, Max, Times };
-
 template <class T>
 struct Csr {
   Index nrows = 0;

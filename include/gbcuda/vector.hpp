@@ -164,13 +164,15 @@ class Vector {
   // A vector with every entry present and equal to `fill` (dense form).
   static Vector full(Index n, T fill, Backend where = Backend::Host);
   // From index/value lists (host memory); the indices may be of any integer type. Duplicate
-  // indices: the last value wins. An index outside [0, n) is Error(InvalidIndex).
+  // indices are combined in input order by `dup` (GrB_Vector_build's dup; the default Last: the
+  // last value wins). An index outside [0, n) is Error(InvalidIndex).
   static Vector from_tuples(Index n, const std::vector<Index>& idx, const std::vector<T>& vals,
-                            Backend where = Backend::Host);
+                            Backend where = Backend::Host, DuplicatePolicy dup = DuplicatePolicy::Last);
   template <IndexRange R>
   requires(!std::is_same_v<R, std::vector<Index>>) static Vector
-      from_tuples(Index n, const R& idx, const std::vector<T>& vals, Backend where = Backend::Host) {
-    return from_tuples(n, detail::to_indices(idx, "from_tuples: index"), vals, where);
+      from_tuples(Index n, const R& idx, const std::vector<T>& vals, Backend where = Backend::Host,
+                  DuplicatePolicy dup = DuplicatePolicy::Last) {
+    return from_tuples(n, detail::to_indices(idx, "from_tuples: index"), vals, where, dup);
   }
 
   Vector(const Vector& o) : s_(o.read().clone(o.s_.where)), control_(o.control_) { note_created(); }

@@ -14,6 +14,8 @@
 #include <string>
 #include <type_traits>
 
+#include "core/duplicates.hpp"
+
 #if GBCUDA_HAVE_CUDA
 #include "gbcuda/detail/cuda_ops.hpp"
 #endif
@@ -55,33 +57,6 @@ void check_dims(Index nrows, Index ncols) {
   if (ncols > Index(std::numeric_limits<Vid>::max()) || nrows > Index(std::numeric_limits<Vid>::max()))
     throw Error(Status::InvalidValue,
                 "matrix dimensions " + str(nrows) + " x " + str(ncols) + " exceed 2^31-1 (32-bit indices)");
-}
-
-// a then b, in input order (DuplicatePolicy). NaN under Min/Max: GraphBLAS's rule, a NaN loses
-// to a number (fmin/fmax).
-template <class T>
-T combine(DuplicatePolicy dup, T a, T b) {
-  switch (dup) {
-    case DuplicatePolicy::Last: return b;
-    case DuplicatePolicy::First: return a;
-    case DuplicatePolicy::Min:
-      if constexpr (std::is_same_v<T, bool>) return a && b;
-      else if constexpr (std::is_floating_point_v<T>) return std::fmin(a, b);
-      else return std::min(a, b);
-    case DuplicatePolicy::Max:
-      if constexpr (std::is_same_v<T, bool>) return a || b;
-      else if constexpr (std::is_floating_point_v<T>) return std::fmax(a, b);
-      else return std::max(a, b);
-    case DuplicatePolicy::Times:
-      if constexpr (std::is_same_v<T, bool>) return a && b;
-      else if constexpr (std::is_integral_v<T>) return T(std::make_unsigned_t<T>(a) * std::make_unsigned_t<T>(b));
-      else return a * b;
-    case DuplicatePolicy::Sum:
-    case DuplicatePolicy::Error: break;
-  }
-  if constexpr (std::is_same_v<T, bool>) return a || b;
-  else if constexpr (std::is_integral_v<T>) return T(std::make_unsigned_t<T>(a) + std::make_unsigned_t<T>(b));  // wraps
-  else return a + b;
 }
 
 // Sorts each row of a CSR (columns ascending) and merges duplicate columns in place, then

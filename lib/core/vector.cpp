@@ -7,6 +7,7 @@
 #include <numeric>
 #include <string>
 
+#include "core/duplicates.hpp"
 #include "gbcuda/detail/host_ops.hpp"
 #if GBCUDA_HAVE_CUDA
 #include "gbcuda/detail/cuda_ops.hpp"
@@ -179,8 +180,8 @@ Vector<T> Vector<T>::full(Index n, T fill, Backend where) try {
 }
 
 template <class T>
-Vector<T> Vector<T>::from_tuples(Index n, const std::vector<Index>& idx, const std::vector<T>& vals,
-                                 Backend where) try {
+Vector<T> Vector<T>::from_tuples(Index n, const std::vector<Index>& idx, const std::vector<T>& vals, Backend where,
+                                 DuplicatePolicy dup) try {
   if (idx.size() != vals.size())
     throw Error(Status::InvalidValue, "from_tuples: " + std::to_string(idx.size()) + " indices but " +
                                           std::to_string(vals.size()) + " values");
@@ -191,9 +192,17 @@ Vector<T> Vector<T>::from_tuples(Index n, const std::vector<Index>& idx, const s
   Index count = 0;
   for (std::size_t p = 0; p < idx.size(); ++p) {
     v.check_index(idx[p]);
-    if (!s.bitmap[idx[p]]) ++count;
-    s.bitmap[idx[p]] = 1;
-    s.values[idx[p]] = vals[p];
+    const T x = vals[p];
+    if (!s.bitmap[idx[p]]) {
+      ++count;
+      s.bitmap[idx[p]] = 1;
+      s.values[idx[p]] = x;
+    } else if (dup == DuplicatePolicy::Error) {
+      throw Error(Status::InvalidValue, "from_tuples: index " + std::to_string(idx[p]) +
+                                            " appears twice and DuplicatePolicy::Error was asked for");
+    } else {
+      s.values[idx[p]] = detail::combine<T>(dup, s.values[idx[p]], x);
+    }
   }
   s.nvals = count;
   v.conform();
