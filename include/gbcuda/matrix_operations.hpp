@@ -581,7 +581,8 @@ void diag(Matrix<T>& C, const Vector<T>& v, Index k = 0, Backend where = Backend
 }
 
 // A with nrows x ncols (GrB_Matrix_resize): the entries outside dropped, none added. A is
-// replaced (a Matrix is immutable), in the backend `where` (built on the host).
+// replaced (a Matrix is immutable), built on the host and moved to `where` (a GPU result counts
+// as a host fallback, as for extract).
 template <class T>
 void resize(Matrix<T>& A, Index nrows, Index ncols, Backend where = Backend::Host) try {
   if (nrows < 0 || ncols < 0 || nrows > Index(std::numeric_limits<Vid>::max()) ||
@@ -604,10 +605,7 @@ void resize(Matrix<T>& A, Index nrows, Index ncols, Backend where = Backend::Hos
       *val++ = value(p);
     }
   };
-  Csr<T> c = detail::host_rows<T>(nrows, ncols, count, fill);
-  Matrix<T> m = Matrix<T>::from_valid_csr(std::move(c));
-  if (where != Backend::Host) m.csr(where);
-  A = std::move(m);
+  detail::place_result(A, detail::host_rows<T>(nrows, ncols, count, fill), where);
 } catch (const std::bad_alloc&) {
   detail::throw_out_of_memory_in("resize");
 }
