@@ -19,7 +19,8 @@ Backend resolve_device(Device d);
 // "host (OpenMP, 16 threads)".
 std::string backend_description(Backend b);
 
-// Free and total device memory in bytes (0, 0 when there is no GPU).
+// Free and total device memory in bytes (0, 0 when there is no GPU). Free counts the memory the
+// library's pool holds unused (freed arrays it keeps for reuse), which its allocations take first.
 struct DeviceMemoryInfo {
   std::size_t free_bytes = 0;
   std::size_t total_bytes = 0;

@@ -93,6 +93,16 @@ DeviceMemoryInfo device_memory_info() {
     cudaGetLastError();
     info = {};
   }
+  // What the library's pool holds unused is free to its allocations (they reuse it first).
+  int dev = 0;
+  cudaMemPool_t pool = nullptr;
+  std::uint64_t reserved = 0, used = 0;
+  if (info.total_bytes > 0 && cudaGetDevice(&dev) == cudaSuccess &&
+      cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess &&
+      cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved) == cudaSuccess &&
+      cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) == cudaSuccess && reserved > used)
+    info.free_bytes += static_cast<std::size_t>(reserved - used);
+  cudaGetLastError();
 #endif
   return info;
 }

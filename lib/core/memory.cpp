@@ -267,6 +267,45 @@ void throw_host_out_of_memory(std::size_t bytes) {
 void note_synchronization() noexcept { g_syncs.fetch_add(1, std::memory_order_relaxed); }
 void note_host_fallback() noexcept { g_host_fallbacks.fetch_add(1, std::memory_order_relaxed); }
 
+#if GBCUDA_HAVE_CUDA
+namespace {
+// The current device's default memory pool, set up on its first use to keep the memory it holds:
+// its release threshold counts all the memory it holds, in use or not, so any threshold below
+// what a large graph occupies made every synchronisation give the free blocks back, and the next
+// allocations map fresh memory. Memory held unused counts as free in device_memory_info().
+// nullptr if none.
+cudaMemPool_t device_pool() noexcept {
+  constexpr int kDevices = 64;
+  static std::once_flag ready[kDevices];
+  int dev = 0;
+  cudaMemPool_t pool = nullptr;
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetDefaultMemPool(&pool, dev) != cudaSuccess) {
+    cudaGetLastError();
+    return nullptr;
+  }
+  if (dev < kDevices)
+    std::call_once(ready[dev], [pool] {
+      std::uint64_t keep = UINT64_MAX;
+      cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+      cudaGetLastError();
+    });
+  return pool;
+}
+}  // namespace
+#endif
+
+void release_cached_device_memory() noexcept {
+#if GBCUDA_HAVE_CUDA
+  try {
+    cudaStreamSynchronize(stream());
+    note_synchronization();
+  } catch (...) {
+  }
+  if (cudaMemPool_t pool = device_pool()) cudaMemPoolTrimTo(pool, 0);
+  cudaGetLastError();
+#endif
+}
+
 void* allocate_bytes(std::size_t bytes, Backend where) {
   if (bytes == 0) return nullptr;
   if (injected_allocation_failure())
@@ -279,30 +318,16 @@ void* allocate_bytes(std::size_t bytes, Backend where) {
   }
 #if GBCUDA_HAVE_CUDA
   // Stream-ordered allocations from the device's pool: freeing does not synchronise, and freed
-  // blocks are kept for reuse. Up to 1 GiB of freed memory stays cached; beyond that the pool
-  // hands it back at the next synchronisation, so a one-off large temporary (a transpose's sort
-  // buffers) does not stay reserved.
-  static const bool pool_ready = [] {
-    cudaMemPool_t pool;
-    int dev = 0;
-    if (cudaGetDevice(&dev) == cudaSuccess && cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess) {
-      std::uint64_t keep = std::uint64_t(1) << 30;
-      cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
-    }
-    cudaGetLastError();
-    return true;
-  }();
-  (void)pool_ready;
+  // blocks are kept for reuse (device_pool: no release at synchronisations). A failed allocation
+  // gives the cached blocks back to the driver and tries once more.
+  (void)device_pool();
   void* p = nullptr;
   cudaError_t e = cudaMallocAsync(&p, bytes, stream());
   if (e == cudaErrorMemoryAllocation) {  // give cached blocks back to the driver, then try once more
     cudaGetLastError();
     cudaStreamSynchronize(stream());
     note_synchronization();
-    cudaMemPool_t pool;
-    int dev = 0;
-    if (cudaGetDevice(&dev) == cudaSuccess && cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess)
-      cudaMemPoolTrimTo(pool, 0);
+    if (cudaMemPool_t pool = device_pool()) cudaMemPoolTrimTo(pool, 0);
     e = cudaMallocAsync(&p, bytes, stream());
   }
   if (e == cudaErrorMemoryAllocation) {

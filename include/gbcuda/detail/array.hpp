@@ -26,6 +26,10 @@ namespace gbcuda::detail {
 // (stream_use.hpp).
 void* allocate_bytes(std::size_t bytes, Backend where);
 void free_bytes(void* p, Backend where) noexcept;
+// Hands the device memory the library's pool holds unused back to the driver (after waiting for
+// the calling thread's stream), for a library that allocates outside the pool (cuSPARSE's work
+// space) and found too little. No-op without CUDA.
+void release_cached_device_memory() noexcept;
 void copy_bytes(void* dst, Backend dst_where, const void* src, Backend src_where, std::size_t bytes);
 void fill_bytes(void* dst, Backend where, int value, std::size_t bytes);
 // Blocks until all device work this thread queued so far is done (no-op for the host).
