@@ -1,8 +1,9 @@
 // algebra_bench: what gbcuda's algebra costs beside SuiteSparse:GraphBLAS and cuSPARSE. Per graph:
-// an unmasked SpMV (mxv over PlusTimes<float> and <double>), and the examples of examples/ run
-// as a user runs them (Bellman-Ford, PageRank, connected components); then the per-call latency
+// an unmasked SpMV (mxv over PlusTimes<float> and <double>), on request an unmasked SpGEMM (A * A
+// over PlusTimes<double>), and the examples of examples/ run as a user runs them (Bellman-Ford,
+// PageRank, connected components); then the per-call latency
 // of small operations. Each case runs on the chosen device, on the gbcuda host backend, with
-// GraphBLAS on all cores, and (SpMV, CUDA builds) with cusparseSpMV on the same CSR; answers are
+// GraphBLAS on all cores, and (SpMV, SpGEMM, CUDA builds) with cuSPARSE on the same CSR; answers are
 // checked against GraphBLAS's. A table on stdout, every number in --json.
 #include <fmt/format.h>
 
@@ -14,6 +15,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -41,7 +43,9 @@ using Clock = std::chrono::steady_clock;
 
 const std::vector<std::string> kPresetStandard = {"kron:22:16", "urand:22:16", "kron:18:16"};
 const std::vector<std::string> kPresetSmall = {"kron:14:16", "urand:14:16"};
-const std::vector<std::string> kCases = {"spmv-f32", "spmv-f64", "sssp", "pagerank", "cc", "tc"};
+const std::vector<std::string> kCases = {"spmv-f32", "spmv-f64", "sssp", "pagerank", "cc", "tc", "mxm-f64"};
+// Cases run only when --cases names them (A * A of a standard graph has billions of entries).
+const std::vector<std::string> kOptInCases = {"mxm-f64"};
 
 struct Options {
   std::vector<std::string> graphs;
@@ -142,7 +146,8 @@ class Bench {
 
  private:
   bool wants(const std::string& c) const {
-    return o_.cases == "all" || ("," + o_.cases + ",").find("," + c + ",") != std::string::npos;
+    if (o_.cases == "all") return std::find(kOptInCases.begin(), kOptInCases.end(), c) == kOptInCases.end();
+    return ("," + o_.cases + ",").find("," + c + ",") != std::string::npos;
   }
   std::vector<Backend> gbcuda_backends() const {
     std::vector<Backend> b{device_};
@@ -157,6 +162,7 @@ class Bench {
   }
   template <class T>
   void spmv(const std::string& graph, const gbcuda::Matrix<bool>& G, const gbref::Matrix* gG);
+  void spgemm(const std::string& graph, const gbcuda::Matrix<bool>& G);
   // One algorithm: GraphBLAS's runs when `with_grb` (`grb()` times itself; its last answer is the
   // reference), then gbcuda's on each backend (`run(b)` returns the answer and its rounds), each
   // answer compared with the reference to a relative `rel`.
@@ -231,6 +237,33 @@ void Bench::spmv(const std::string& graph, const gbcuda::Matrix<bool>& G, const 
       if (!bad.empty()) r.status = "FAILED", r.note = bad;
     }
     add(std::move(r));
+  }
+  if (device_ == Backend::Cuda) {  // the library's own pull, which auto leaves to cuSPARSE here
+    const gbcuda::Vector<T> u = gbcuda::Vector<T>::from_tuples(n, all, ux, Backend::Cuda);
+    gbcuda::Vector<T> w(n, Backend::Cuda);
+    Row r{graph, which, "gbcuda-own-pull", "cuda"};
+    const auto d = gbcuda::Descriptor{}.with_kernel(gbcuda::ProductKernel::Pull);
+    repeat_timed(r, Backend::Cuda, o_,
+                 [&] { gbcuda::mxv(w, gbcuda::no_mask, gbcuda::no_accum, gbcuda::PlusTimes<T>{}, A, u, d); });
+    if (want) {
+      const std::string bad = compare(w.to_dense_vector(T(0)), *want, tol);
+      if (!bad.empty()) r.status = "FAILED", r.note = bad;
+    }
+    add(std::move(r));
+#if GBCUDA_HAVE_CUDA
+    // The engine alone: cuSPARSE behind the library's wrapper (the output allocated, the rows'
+    // presence marked, the descriptor kept between calls), without the GraphBLAS call around it.
+    Row e{graph, which, "gbcuda-engine", "cuda"};
+    const T* x = u.store().values.data();
+    const auto a = gbcuda::detail::view(A.csr(Backend::Cuda));
+    const std::int32_t* rp32 = gbcuda::detail::device_row_offsets32(A);
+    const std::shared_ptr<void> engine = gbcuda::detail::cuda::make_spmv_engine();
+    repeat_timed(e, Backend::Cuda, o_, [&] {
+      gbcuda::detail::VectorStore<T> t;
+      gbcuda::detail::cuda::library_spmv<T>(t, a, rp32, x, engine.get());
+    });
+    add(std::move(e));
+#endif
   }
 #if GBCUDA_HAVE_CUDA
   if (device_ == Backend::Cuda) {
@@ -307,6 +340,7 @@ void Bench::run_graph(const std::string& name) {
   }
   if (wants("spmv-f32")) spmv<float>(name, G, nullptr);
   if (wants("spmv-f64")) spmv<double>(name, G, nullptr);
+  if (wants("mxm-f64")) spgemm(name, G);
 
   if (wants("sssp")) {
     const gbcuda::Matrix<float> W = weighted<float>(G, o_.seed);
@@ -341,6 +375,191 @@ void Bench::run_graph(const std::string& name) {
         },
         0.0);
   if (wants("tc")) triangles(name, G, gG ? &*gG : nullptr);
+}
+
+// C = A * A over PlusTimes<double>, A the weighted graph: gbcuda on each backend, cuSPARSE's SpGEMM on
+// the same CSR (CUDA builds), GraphBLAS; answers compared by C's entry count and row sums.
+void Bench::spgemm(const std::string& graph, const gbcuda::Matrix<bool>& G) {
+  using T = double;
+  const gbcuda::Matrix<T> A = weighted<T>(G, o_.seed);
+  const Index n = A.nrows();
+  Index products = 0;  // over A's entries (i, k), the length of row k
+  {
+    const auto& ah = A.csr(Backend::Host);
+    for (Index p = 0; p < ah.nvals(); ++p) {
+      const auto k = ah.col_idx.data()[p];
+      products += ah.row_ptr.data()[k + 1] - ah.row_ptr.data()[k];
+    }
+  }
+  auto row_sums = [](const gbcuda::Csr<T>& c) {
+    std::vector<T> s(static_cast<std::size_t>(c.nrows), T(0));
+    for (Index i = 0; i < c.nrows; ++i)
+      for (gbcuda::Offset p = c.row_ptr.data()[i]; p < c.row_ptr.data()[i + 1]; ++p)
+        s[std::size_t(i)] += c.values.data()[p];
+    return s;
+  };
+  std::optional<std::vector<T>> want;
+  Index want_nvals = -1;
+  if (!o_.no_graphblas) {
+    gbref::Matrix gA;
+    gbref::import(A, gA);
+    Row r{graph, "mxm-f64", "graphblas", "host"};
+    for (int i = 0; i < o_.warmup + o_.repeat; ++i) {
+      auto res = gbref::spgemm_row_sums(gA, n);
+      if (i >= o_.warmup) r.seconds.push_back(res.seconds);
+      want = std::move(res.values);
+      want_nvals = res.entries;
+    }
+    r.note = fmt::format("{} entries, {} products", want_nvals, products);
+    add(std::move(r));
+  }
+  auto check = [&](Row& r, Index nvals, const std::vector<T>& sums) {
+    r.note = fmt::format("{} entries, {} products", nvals, products);
+    if (!want) return;
+    std::string bad = nvals == want_nvals ? compare(sums, *want, 1e-9) : fmt::format("expected {} entries", want_nvals);
+    if (!bad.empty()) r.status = "FAILED", r.note += ": " + bad;
+  };
+  for (Backend b : gbcuda_backends()) {
+    Row r{graph, "mxm-f64", "gbcuda", gbcuda::to_string(b)};
+    A.csr(b);
+    gbcuda::Matrix<T> C;
+    repeat_timed(r, b, o_,
+                 [&] { gbcuda::mxm(C, gbcuda::no_mask, gbcuda::no_accum, gbcuda::PlusTimes<T>{}, A, A, {}, b); });
+    check(r, C.nvals(), row_sums(C.csr(Backend::Host)));
+    add(std::move(r));
+  }
+#if GBCUDA_HAVE_CUDA
+  if (device_ == Backend::Cuda) {
+    Row r{graph, "mxm-f64", "cusparse", "cuda"};
+    const auto& a = A.csr(Backend::Cuda);
+    if (a.nvals() >= (Index(1) << 31)) {
+      r.status = "skipped";
+      r.note = "more than 2^31 entries: cuSPARSE's 32-bit indices do not reach";
+      add(std::move(r));
+      return;
+    }
+    // cusparseSpGEMM's sequence with 32-bit row offsets, converted outside the timing; C's arrays
+    // allocated inside it, as any caller must.
+    std::vector<std::int32_t> rp32(static_cast<std::size_t>(n) + 1);
+    const auto& ah = A.csr(Backend::Host);
+    for (Index i = 0; i <= n; ++i) rp32[std::size_t(i)] = std::int32_t(ah.row_ptr.data()[i]);
+    gbcuda::detail::Array<std::int32_t> rp(rp32, Backend::Cuda);
+    cusparseHandle_t h;
+    cusparseCreate(&h);
+    cusparseSetStream(h, static_cast<cudaStream_t>(gbcuda::cuda_stream()));
+    auto ok = [](cusparseStatus_t st, const char* what) {
+      if (st != CUSPARSE_STATUS_SUCCESS)
+        throw std::runtime_error(fmt::format("{} failed: {}", what, cusparseGetErrorString(st)));
+    };
+    cusparseSpMatDescr_t M;
+    ok(cusparseCreateCsr(&M, n, n, a.nvals(), rp.data(), const_cast<std::int32_t*>(a.col_idx.data()),
+                         const_cast<T*>(a.values.data()), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                         CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F),
+       "cusparseCreateCsr");
+    const T alpha = 1, beta = 0;
+    constexpr auto op = CUSPARSE_OPERATION_NON_TRANSPOSE;
+    std::int64_t nnz = 0;
+    gbcuda::detail::Array<std::int32_t> crp, ccol;
+    gbcuda::detail::Array<T> cval;
+    // One product by `alg` (ALG3: `fraction` of the products at a time); false when cuSPARSE's
+    // work space does not fit (as gbcuda does, ALG1 first, then ALG3 on smaller fractions).
+    auto product = [&](cusparseSpGEMMAlg_t alg, float fraction) {
+      cusparseSpMatDescr_t C;
+      cusparseSpGEMMDescr_t sd;
+      crp = gbcuda::detail::Array<std::int32_t>(static_cast<std::size_t>(n) + 1, Backend::Cuda);
+      ok(cusparseCreateCsr(&C, n, n, 0, crp.data(), nullptr, nullptr, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                           CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F),
+         "cusparseCreateCsr");
+      ok(cusparseSpGEMM_createDescr(&sd), "cusparseSpGEMM_createDescr");
+      auto done = [&](bool fit) {
+        cusparseSpGEMM_destroyDescr(sd);
+        cusparseDestroySpMat(C);
+        return fit;
+      };
+      auto fits = [&](cusparseStatus_t st, const char* what) {
+        if (st == CUSPARSE_STATUS_INSUFFICIENT_RESOURCES || st == CUSPARSE_STATUS_ALLOC_FAILED) return false;
+        ok(st, what);
+        return true;
+      };
+      try {
+        std::size_t b1 = 0, b2 = 0, b3 = 0;
+        if (!fits(cusparseSpGEMM_workEstimation(h, op, op, &alpha, M, M, &beta, C, CUDA_R_64F, alg, sd, &b1, nullptr),
+                  "workEstimation"))
+          return done(false);
+        gbcuda::detail::Array<std::uint8_t> w1(std::max<std::size_t>(b1, 1), Backend::Cuda);
+        if (!fits(cusparseSpGEMM_workEstimation(h, op, op, &alpha, M, M, &beta, C, CUDA_R_64F, alg, sd, &b1, w1.data()),
+                  "workEstimation"))
+          return done(false);
+        if (alg == CUSPARSE_SPGEMM_DEFAULT) {
+          if (!fits(cusparseSpGEMM_compute(h, op, op, &alpha, M, M, &beta, C, CUDA_R_64F, alg, sd, &b2, nullptr),
+                    "compute"))
+            return done(false);
+        } else {
+          if (!fits(cusparseSpGEMM_estimateMemory(h, op, op, &alpha, M, M, &beta, C, CUDA_R_64F, alg, sd, fraction, &b3,
+                                                  nullptr, nullptr),
+                    "estimateMemory"))
+            return done(false);
+          gbcuda::detail::Array<std::uint8_t> w3(std::max<std::size_t>(b3, 1), Backend::Cuda);
+          if (!fits(cusparseSpGEMM_estimateMemory(h, op, op, &alpha, M, M, &beta, C, CUDA_R_64F, alg, sd, fraction, &b3,
+                                                  w3.data(), &b2),
+                    "estimateMemory"))
+            return done(false);
+        }
+        gbcuda::detail::Array<std::uint8_t> w2(std::max<std::size_t>(b2, 1), Backend::Cuda);
+        if (!fits(cusparseSpGEMM_compute(h, op, op, &alpha, M, M, &beta, C, CUDA_R_64F, alg, sd, &b2, w2.data()),
+                  "compute"))
+          return done(false);
+        std::int64_t rows = 0, cols = 0;
+        ok(cusparseSpMatGetSize(C, &rows, &cols, &nnz), "cusparseSpMatGetSize");
+        ccol = gbcuda::detail::Array<std::int32_t>(static_cast<std::size_t>(nnz), Backend::Cuda);
+        cval = gbcuda::detail::Array<T>(static_cast<std::size_t>(nnz), Backend::Cuda);
+        ok(cusparseCsrSetPointers(C, crp.data(), ccol.data(), cval.data()), "cusparseCsrSetPointers");
+        ok(cusparseSpGEMM_copy(h, op, op, &alpha, M, M, &beta, C, CUDA_R_64F, alg, sd), "cusparseSpGEMM_copy");
+      } catch (const gbcuda::Error& e) {  // an Array that did not fit
+        if (e.status() != gbcuda::Status::OutOfMemory) throw;
+        cudaGetLastError();
+        return done(false);
+      }
+      return done(true);
+    };
+    // The first algorithm whose work space fits, found once before the timing.
+    const std::pair<cusparseSpGEMMAlg_t, float> algs[] = {{CUSPARSE_SPGEMM_DEFAULT, 0.0f},
+                                                          {CUSPARSE_SPGEMM_ALG3, 0.2f},
+                                                          {CUSPARSE_SPGEMM_ALG3, 0.05f},
+                                                          {CUSPARSE_SPGEMM_ALG3, 0.01f}};
+    int chosen = -1;
+    for (int k = 0; k < int(std::size(algs)) && chosen < 0; ++k)
+      if (product(algs[k].first, algs[k].second)) chosen = k;
+    if (chosen < 0) {
+      r.status = "skipped";
+      r.note = "cuSPARSE's work space does not fit";
+      cusparseDestroySpMat(M);
+      cusparseDestroy(h);
+      add(std::move(r));
+      return;
+    }
+    repeat_timed(r, Backend::Cuda, o_, [&] { product(algs[chosen].first, algs[chosen].second); });
+    const std::vector<std::int32_t> hrp = crp.to_vector(), hcol = ccol.to_vector();
+    const std::vector<T> hval = cval.to_vector();
+    std::vector<T> sums(static_cast<std::size_t>(n), T(0));
+    Index unsorted_rows = 0;  // rows whose columns cuSPARSE left out of order
+    for (Index i = 0; i < n; ++i) {
+      for (std::int32_t p = hrp[std::size_t(i)]; p < hrp[std::size_t(i) + 1]; ++p)
+        sums[std::size_t(i)] += hval[std::size_t(p)];
+      for (std::int32_t p = hrp[std::size_t(i)] + 1; p < hrp[std::size_t(i) + 1]; ++p)
+        if (hcol[std::size_t(p) - 1] >= hcol[std::size_t(p)]) {
+          ++unsorted_rows;
+          break;
+        }
+    }
+    check(r, nnz, sums);
+    r.note += chosen == 0 ? " (ALG1" : fmt::format(" (ALG3, {} of the products at a time", algs[chosen].second);
+    r.note += fmt::format("; {} rows unsorted)", unsorted_rows);
+    cusparseDestroySpMat(M);
+    cusparseDestroy(h);
+    add(std::move(r));
+  }
+#endif
 }
 
 // Triangles (examples/tc) on graphs of at most --tc-max-entries entries.
@@ -456,7 +675,7 @@ int run(const Options& o, const std::string& command_line) {
       const std::string c = rest.substr(0, p);
       if (std::find(kCases.begin(), kCases.end(), c) == kCases.end())
         throw gbcuda_cli::UsageError{
-            fmt::format("unknown case '{}' (cases: spmv-f32,spmv-f64,sssp,pagerank,cc,tc)", c)};
+            fmt::format("unknown case '{}' (cases: spmv-f32,spmv-f64,sssp,pagerank,cc,tc,mxm-f64)", c)};
     }
   }
   const Backend device = gbcuda::resolve_device(gbcuda::parse_device(o.device));
@@ -487,7 +706,9 @@ int main(int argc, char** argv) {
   app.add_option("--preset", o.preset, "standard: kron:22:16 urand:22:16 kron:18:16; small: kron:14:16 urand:14:16")
       ->type_name("standard|small")
       ->check(CLI::IsMember({"standard", "small"}).description(""));
-  app.add_option("--cases", o.cases, "Comma-separated: spmv-f32,spmv-f64,sssp,pagerank,cc,tc (default all)");
+  app.add_option("--cases", o.cases,
+                 "Comma-separated: spmv-f32,spmv-f64,sssp,pagerank,cc,tc,mxm-f64 (default all: every case but "
+                 "mxm-f64, A * A, which runs only when named)");
   app.add_option("--tc-max-entries", o.tc_max_entries,
                  "Count triangles only on graphs of at most N stored entries (default 2^26)")
       ->check(CLI::NonNegativeNumber);

@@ -211,6 +211,29 @@ Result<T> spmv(const Matrix& A, const Vector& u, Index n) {
   return r;
 }
 
+// C = A * A over PLUS_TIMES_FP64, unmasked. values: C's row sums; entries: C's entry count. The
+// product and its completion are timed.
+struct SpgemmResult : Result<double> {
+  Index entries = 0;
+};
+inline SpgemmResult spgemm_row_sums(const Matrix& A, Index n) {
+  Matrix C;
+  SpgemmResult r;
+  GBREF_CALL(GrB_Matrix_new(&C.m, GrB_FP64, GrB_Index(n), GrB_Index(n)));
+  const auto t0 = Clock::now();
+  GBREF_CALL(GrB_mxm(C.m, GrB_NULL, GrB_NULL, GrB_PLUS_TIMES_SEMIRING_FP64, A.m, A.m, GrB_NULL));
+  GBREF_CALL(GrB_Matrix_wait(C.m, GrB_MATERIALIZE));
+  r.seconds = since(t0);
+  GrB_Index nv = 0;
+  GBREF_CALL(GrB_Matrix_nvals(&nv, C.m));
+  r.entries = Index(nv);
+  Vector s = empty_vector<double>(n);
+  GBREF_CALL(GrB_Matrix_reduce_Monoid(s.v, GrB_NULL, GrB_NULL, GrB_PLUS_MONOID_FP64, C.m, GrB_NULL));
+  r.values = to_dense<double>(s.v, n, 0.0);
+  r.rounds = 1;
+  return r;
+}
+
 // Bellman-Ford as examples/sssp: d = min(d, d' min.+ A) until the distances stop shrinking.
 template <class T>
 Result<T> sssp(const Matrix& A, Index n, Index source, T unreachable) {

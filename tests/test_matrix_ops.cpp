@@ -366,10 +366,62 @@ void check_unmasked_mxm(Backend b, const S& s, GrB_Semiring gs, const std::strin
 
 TEST_P(MatrixOps, UnmaskedMxmMatchesGraphBLAS) {
   check_unmasked_mxm<double>(b(), gbcuda::PlusTimes<double>{}, GrB_PLUS_TIMES_SEMIRING_FP64, "plus-times double");
+  check_unmasked_mxm<float>(b(), gbcuda::PlusTimes<float>{}, GrB_PLUS_TIMES_SEMIRING_FP32, "plus-times float");
   check_unmasked_mxm<std::int64_t>(b(), gbcuda::MinPlus<std::int64_t>{}, GrB_MIN_PLUS_SEMIRING_INT64, "min-plus int64");
   check_unmasked_mxm<bool>(b(), gbcuda::LorLand<bool>{}, GrB_LOR_LAND_SEMIRING_BOOL, "lor-land bool");
   check_unmasked_mxm<std::int32_t>(b(), gbcuda::MaxFirst<std::int32_t>{}, GxB_MAX_FIRST_INT32, "max-first int32");
 }
+
+#if GBCUDA_HAVE_CUDA
+// PlusTimes over float and double is cuSPARSE's SpGEMM on the GPU: no host copies, the same
+// entries as GraphBLAS, each row's columns ascending (the library's CSR invariant); an operand
+// with no entries and a pattern operand (no values for cuSPARSE: host copies) too.
+template <class T>
+void check_library_mxm(GrB_Semiring gs) {
+  Rng rng(73);
+  const Index n = 700, k = 650, m = 600;
+  Coo<T> ca = random_matrix<T>(rng, n, k, 8.0);
+  for (Index j = 0; j < k; ++j) {  // a hub row of A
+    ca.rows.push_back(3);
+    ca.cols.push_back(j);
+    ca.vals.push_back(random_value<T>(rng));
+  }
+  const Coo<T> cb = random_matrix<T>(rng, k, m, 8.0);
+  const Matrix<T> A = gb_matrix(ca), B = gb_matrix(cb);
+  const GMat ga = grb_matrix(ca), gbm = grb_matrix(cb);
+  GMat want = grb_empty_matrix<T>(n, m);
+  OPS_GRB(GrB_mxm(want.m, nullptr, nullptr, gs, ga.m, gbm.m, nullptr));
+  const std::uint64_t calls = gbcuda::detail::cuda::library_calls(), fallbacks = gbcuda::host_fallbacks();
+  Matrix<T> C;
+  gbcuda::mxm(C, gbcuda::no_mask, gbcuda::no_accum, gbcuda::PlusTimes<T>{}, A, B, {}, Backend::Cuda);
+  EXPECT_EQ(gbcuda::detail::cuda::library_calls(), calls + 1);
+  EXPECT_EQ(gbcuda::host_fallbacks(), fallbacks) << "the GPU mxm ran on host copies";
+  EXPECT_EQ(entries_of(C), entries_of<T>(want.m));
+  const auto& c = C.csr(Backend::Host);
+  for (Index i = 0; i < c.nrows; ++i)
+    for (gbcuda::Offset p = c.row_ptr.data()[i] + 1; p < c.row_ptr.data()[i + 1]; ++p)
+      ASSERT_LT(c.col_idx.data()[p - 1], c.col_idx.data()[p]) << "row " << i << " not ascending";
+  // An operand without entries: C has none, of the right shape.
+  const Matrix<T> E = Matrix<T>::from_coo(k, m, std::vector<Index>{}, std::vector<Index>{}, std::span<const T>{});
+  Matrix<T> Z;
+  gbcuda::mxm(Z, gbcuda::no_mask, gbcuda::no_accum, gbcuda::PlusTimes<T>{}, A, E, {}, Backend::Cuda);
+  EXPECT_EQ(Z.nrows(), n);
+  EXPECT_EQ(Z.ncols(), m);
+  EXPECT_EQ(Z.nvals(), 0);
+  // A pattern operand: host copies, counted.
+  Coo<T> pattern = cb;
+  pattern.vals.clear();
+  const std::uint64_t before = gbcuda::host_fallbacks();
+  gbcuda::mxm(Z, gbcuda::no_mask, gbcuda::no_accum, gbcuda::PlusTimes<T>{}, A, gb_matrix(pattern), {}, Backend::Cuda);
+  EXPECT_EQ(gbcuda::host_fallbacks(), before + 1);
+}
+
+TEST(MatrixOpsGpu, ArithmeticMxmIsCusparseSpGEMM) {
+  if (!gbcuda::cuda_available()) GTEST_SKIP() << "no CUDA device: the check is about the GPU backend";
+  check_library_mxm<double>(GrB_PLUS_TIMES_SEMIRING_FP64);
+  check_library_mxm<float>(GrB_PLUS_TIMES_SEMIRING_FP32);
+}
+#endif
 
 // select with a user-defined index-unary predicate (a lambda of value, i, j and thunk): the
 // entries it keeps, for a matrix and for a vector (j = 0), computed here from the entries.

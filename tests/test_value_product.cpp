@@ -5,7 +5,9 @@
 // SuiteSparse:GraphBLAS on both backends.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "support/ops_ref.hpp"
@@ -230,6 +232,117 @@ TEST(ValueProductGpu, EveryBuiltinSemiringRunsOnTheGpu) {
   gbcuda::mxv(w, gbcuda::no_mask, gbcuda::no_accum, user, A, u);
   EXPECT_EQ(gbcuda::host_fallbacks(), before + 1) << "a user-defined operator runs on host copies, counted";
 }
+
+#if GBCUDA_HAVE_CUDA
+// The policy hands an unmasked PlusTimes pull of a full float or double input to cuSPARSE's SpMV,
+// and nothing else: a mask, an input with absent entries, a pattern matrix, another type or a
+// forced kernel keep the library's own kernels. Every answer is checked against GraphBLAS.
+template <class Z>
+void library_spmv_cases(Rng& rng, GrB_Semiring gs) {
+  const Index n = 4099;
+  Coo<Z> coo = random_matrix<Z>(rng, n, n, 6.0);
+  for (Index t = 0; t < 3000; ++t) {  // a hub row and a hub column, and empty rows elsewhere
+    coo.rows.push_back(7);
+    coo.cols.push_back((t * 31) % n);
+    coo.vals.push_back(random_value<Z>(rng));
+    coo.rows.push_back((t * 37) % n);
+    coo.cols.push_back(11);
+    coo.vals.push_back(random_value<Z>(rng));
+  }
+  const gbcuda::Matrix<Z> A = gb_matrix(coo);
+  const GMat gA = grb_matrix(coo);
+  const Tuples<Z> full = random_tuples<Z>(rng, n, 1.0), part = random_tuples<Z>(rng, n, 0.5);
+  const Tuples<double> mask = random_mask(rng, n, 0.5);
+  const Vector<double> m = gb_vector(mask, Backend::Cuda);
+  const GVec gm = grb_vector(mask);
+  auto check = [&](const Tuples<Z>& u0, bool is_vxm, bool masked, Descriptor d, bool want_library) {
+    const Vector<Z> u = gb_vector(u0, Backend::Cuda);
+    const GVec gu = grb_vector(u0);
+    Vector<Z> w(n, Backend::Cuda);
+    const std::uint64_t before = gbcuda::detail::cuda::library_calls();
+    const gbcuda::PlusTimes<Z> s;
+    if (is_vxm) {
+      if (masked) gbcuda::vxm(w, m, gbcuda::no_accum, s, u, A, d);
+      else gbcuda::vxm(w, gbcuda::no_mask, gbcuda::no_accum, s, u, A, d);
+    } else {
+      if (masked) gbcuda::mxv(w, m, gbcuda::no_accum, s, A, u, d);
+      else gbcuda::mxv(w, gbcuda::no_mask, gbcuda::no_accum, s, A, u, d);
+    }
+    const bool by_library = gbcuda::detail::cuda::library_calls() > before;
+    GVec gw = grb_empty_vector<Z>(n);
+    if (is_vxm) OPS_GRB(GrB_vxm(gw.v, masked ? gm.v : GrB_NULL, GrB_NULL, gs, gu.v, gA.m, GrB_NULL));
+    else OPS_GRB(GrB_mxv(gw.v, masked ? gm.v : GrB_NULL, GrB_NULL, gs, gA.m, gu.v, GrB_NULL));
+    const std::string what = std::string(is_vxm ? "vxm" : "mxv") + (masked ? " masked" : "") +
+                             (u0.idx.size() == std::size_t(n) ? " full u" : " partial u") +
+                             (d.kernel == gbcuda::ProductKernel::Pull ? " forced pull" : "");
+    EXPECT_EQ(by_library, want_library) << what;
+    EXPECT_TRUE(same_vector(tuples_of(w), tuples_of<Z>(gw.v), Check::Near, 1e-5)) << what;
+  };
+  for (bool is_vxm : {false, true}) {
+    check(full, is_vxm, false, {}, true);
+    check(full, is_vxm, true, {}, false);
+    check(part, is_vxm, false, {}, false);
+    check(full, is_vxm, false, Descriptor{}.with_kernel(gbcuda::ProductKernel::Pull), false);
+  }
+  // A pattern matrix has no values for cuSPARSE to read.
+  Coo<Z> pattern = coo;
+  pattern.vals.clear();
+  const gbcuda::Matrix<Z> P = gb_matrix(pattern);
+  Vector<Z> w(n, Backend::Cuda);
+  const std::uint64_t before = gbcuda::detail::cuda::library_calls();
+  gbcuda::mxv(w, gbcuda::no_mask, gbcuda::no_accum, gbcuda::PlusTimes<Z>{}, P, gb_vector(full, Backend::Cuda));
+  EXPECT_EQ(gbcuda::detail::cuda::library_calls(), before) << "a pattern matrix";
+}
+
+TEST(ValueProductGpu, FullArithmeticPullsGoToCusparse) {
+  if (!gbcuda::cuda_available()) GTEST_SKIP() << "no CUDA device: the check is about the GPU backend";
+  Rng rng(31);
+  library_spmv_cases<float>(rng, GrB_PLUS_TIMES_SEMIRING_FP32);
+  library_spmv_cases<double>(rng, GrB_PLUS_TIMES_SEMIRING_FP64);
+  // Another type of the same semiring stays with the library's kernels.
+  const gbcuda::Matrix<std::int32_t> A = gb_matrix(random_matrix<std::int32_t>(rng, 500, 500, 4.0));
+  Vector<std::int32_t> w(500, Backend::Cuda);
+  const std::uint64_t before = gbcuda::detail::cuda::library_calls();
+  gbcuda::mxv(w, gbcuda::no_mask, gbcuda::no_accum, gbcuda::PlusTimes<std::int32_t>{}, A,
+              gb_vector(random_tuples<std::int32_t>(rng, 500, 1.0), Backend::Cuda));
+  EXPECT_EQ(gbcuda::detail::cuda::library_calls(), before) << "int32";
+}
+
+// Two threads multiplying by one matrix at once: each thread's stream keeps its own cuSPARSE
+// descriptor and work space in the matrix's state, and both get GraphBLAS's answer every time.
+TEST(ValueProductGpu, CusparseFromTwoThreadsAtOnce) {
+  if (!gbcuda::cuda_available()) GTEST_SKIP() << "no CUDA device: the check is about the GPU backend";
+  Rng rng(41);
+  const Index n = 3001;
+  const Coo<double> coo = random_matrix<double>(rng, n, n, 6.0);
+  const gbcuda::Matrix<double> A = gb_matrix(coo);
+  const Tuples<double> u0 = random_tuples<double>(rng, n, 1.0);
+  const GMat gA = grb_matrix(coo);
+  const GVec gu = grb_vector(u0);
+  GVec gw = grb_empty_vector<double>(n);
+  OPS_GRB(GrB_mxv(gw.v, GrB_NULL, GrB_NULL, GrB_PLUS_TIMES_SEMIRING_FP64, gA.m, gu.v, GrB_NULL));
+  const Tuples<double> want = tuples_of<double>(gw.v);
+  const std::uint64_t before = gbcuda::detail::cuda::library_calls();
+  std::atomic<int> wrong{0};
+  auto work = [&] {
+    try {
+      const Vector<double> u = gb_vector(u0, Backend::Cuda);
+      for (int k = 0; k < 20; ++k) {
+        Vector<double> w(n, Backend::Cuda);
+        gbcuda::mxv(w, gbcuda::no_mask, gbcuda::no_accum, gbcuda::PlusTimes<double>{}, A, u);
+        if (!same_vector(tuples_of(w), want, Check::Near, 1e-9)) ++wrong;
+      }
+    } catch (...) {
+      wrong += 100;
+    }
+  };
+  std::thread t1(work), t2(work);
+  t1.join();
+  t2.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_EQ(gbcuda::detail::cuda::library_calls(), before + 40);
+}
+#endif
 
 INSTANTIATE_TEST_SUITE_P(Backends, ValueProduct, ::testing::Values(Backend::Host, Backend::Cuda), backend_name);
 

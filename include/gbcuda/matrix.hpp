@@ -49,6 +49,19 @@ template <class T>
 Csr<T> transpose_csr(const Csr<T>& a);
 }  // namespace detail
 
+template <class T>
+class Matrix;
+namespace detail {
+// The row offsets of A's GPU copy in 32 bits (cuSPARSE's index type), made on first use and
+// cached with that copy (4 bytes a row); nullptr when A has 2^31 entries or more. CUDA builds.
+template <class T>
+const std::int32_t* device_row_offsets32(const Matrix<T>& A);
+// The GPU engine's state for A (cuSPARSE's descriptors and work space, cusparse.cu), made by
+// `make` on first use and kept with A's GPU copy (dropped with it). CUDA builds.
+template <class T>
+std::shared_ptr<void> device_engine_state(const Matrix<T>& A, std::shared_ptr<void> (*make)());
+}  // namespace detail
+
 // Moving a Matrix leaves the source a valid 0 x 0 matrix. A Matrix may be read by many threads
 // at once, its lazily built caches included; see docs/api.md's "Threads".
 template <class T>
@@ -122,15 +135,21 @@ class Matrix {
   void release(Backend where) const;
 
  private:
+  template <class U>
+  friend const std::int32_t* detail::device_row_offsets32(const Matrix<U>&);
+  template <class U>
+  friend std::shared_ptr<void> detail::device_engine_state(const Matrix<U>&, std::shared_ptr<void> (*)());
   explicit Matrix(std::shared_ptr<detail::MatrixStore<T>> s) : s_(std::move(s)) {}
   // The store of every moved-from matrix: 0 x 0, shared (nothing changes a 0 x 0 matrix).
   static const std::shared_ptr<detail::MatrixStore<T>>& empty_store() noexcept;
   std::shared_ptr<detail::MatrixStore<T>> s_;
 };
 
-#define GBCUDA_EXTERN_MATRIX(T)    \
-  extern template class Matrix<T>; \
-  extern template Csr<T> detail::transpose_csr(const Csr<T>&);
+#define GBCUDA_EXTERN_MATRIX(T)                                                       \
+  extern template class Matrix<T>;                                                    \
+  extern template Csr<T> detail::transpose_csr(const Csr<T>&);                        \
+  extern template const std::int32_t* detail::device_row_offsets32(const Matrix<T>&); \
+  extern template std::shared_ptr<void> detail::device_engine_state(const Matrix<T>&, std::shared_ptr<void> (*)());
 GBCUDA_FOR_EACH_TYPE(GBCUDA_EXTERN_MATRIX)
 #undef GBCUDA_EXTERN_MATRIX
 

@@ -345,11 +345,13 @@ void ewise_matrix(Matrix<TC>& C, const Op& op, const Matrix<TA>& A, const Matrix
 
 }  // namespace detail
 
-// C = A * B over semiring s, without a mask (GrB_mxm with a null mask): Gustavson's products, row
-// i of C the sum over A(i, k) of A(i, k) * B(k, :), accumulated in a dense row per thread
-// (B's column count of values and marks). desc.transpose_a / transpose_b take A' / B'. Any
-// semiring, positional ones too. On the host; `where` = Cuda: host copies, the result in GPU
-// memory (host_fallbacks() counts it) until a GPU SpGEMM exists. No accumulator.
+// C = A * B over semiring s, without a mask (GrB_mxm with a null mask). desc.transpose_a /
+// transpose_b take A' / B'. Any semiring, positional ones too. No accumulator.
+// `where` = Cuda: PlusTimes over float or double with operands of that type (and stored values,
+// fewer than 2^31 entries each) is cuSPARSE's SpGEMM on the GPU; every other case runs on host
+// copies, the result in GPU memory (host_fallbacks() counts it), as does a descriptor that forces
+// a kernel. On the host: Gustavson's products, row i of C the sum over A(i, k) of
+// A(i, k) * B(k, :), accumulated in a dense row per thread (B's column count of values and marks).
 template <class TC, class Accum, class S, class TA, class TB>
 void mxm(Matrix<TC>& C, const NoMask&, const Accum&, const S& s, const Matrix<TA>& A, const Matrix<TB>& B,
          const Descriptor& d = {}, Backend where = Backend::Host) try {
@@ -359,6 +361,20 @@ void mxm(Matrix<TC>& C, const NoMask&, const Accum&, const S& s, const Matrix<TA
   const Matrix<TA>& Am = d.transpose_a ? A.transpose() : A;
   const Matrix<TB>& Bm = d.transpose_b ? B.transpose() : B;
   if (Am.ncols() != Bm.nrows()) detail::throw_dimension_mismatch("mxm inner dimension", Am.ncols(), Bm.nrows());
+#if GBCUDA_HAVE_CUDA
+  if constexpr (detail::cusparse_computes_v<S, TA, TB>) {
+    constexpr Index int32_max = std::numeric_limits<std::int32_t>::max();
+    detail::LibraryProductCase c;
+    c.computes = !Am.is_iso() && !Bm.is_iso() && Am.nvals() <= int32_max && Bm.nvals() <= int32_max;
+    const detail::ProductPolicy p = detail::policy_for_call({}, d.direction, d.kernel, d.alpha, d.beta);
+    if (where == Backend::Cuda && detail::by_cusparse(p, c)) {
+      Csr<TC> out = detail::cuda::library_spgemm<Z>(detail::view(Am.csr(where)), detail::device_row_offsets32(Am),
+                                                    detail::view(Bm.csr(where)), detail::device_row_offsets32(Bm));
+      C = Matrix<TC>::from_valid_csr(std::move(out));
+      return;
+    }
+  }
+#endif
   const Csr<TA>& a = Am.csr(Backend::Host);
   const Csr<TB>& b = Bm.csr(Backend::Host);
   const Index n = Bm.ncols();

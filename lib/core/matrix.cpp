@@ -33,6 +33,8 @@ struct MatrixStore {
   std::mutex mu;  // guards the caches below
   std::optional<Csr<T>> host;
   std::optional<Csr<T>> device;
+  std::optional<Array<std::int32_t>> row_ptr32;  // device_row_offsets32's copy, beside `device`
+  std::shared_ptr<void> engine;                  // device_engine_state's, beside `device`
   std::optional<Matrix<T>> transpose;
   std::optional<Matrix<T>> symmetrized;
   std::optional<std::vector<Index>> out_degrees;
@@ -442,6 +444,7 @@ std::size_t Matrix<T>::device_bytes() const {
   {
     std::lock_guard lock(s_->mu);
     b = s_->device ? s_->device->bytes() : 0;
+    if (s_->row_ptr32) b += s_->row_ptr32->bytes();
     if (s_->transpose) t = &*s_->transpose;  // a cached transpose is never replaced
   }
   if (t) {  // its copy is built under its own lock
@@ -457,7 +460,9 @@ void Matrix<T>::release(Backend where) const {
   if (where == Backend::Cuda) {
     if (s_->device) s_->use.before_write();
     if (s_->device && !s_->host) s_->host.emplace(s_->device->clone(Backend::Host));
+    s_->engine.reset();
     s_->device.reset();
+    s_->row_ptr32.reset();
     if (s_->transpose) s_->transpose->release(where);
   } else if (s_->device) {
     s_->host.reset();
@@ -465,10 +470,42 @@ void Matrix<T>::release(Backend where) const {
   }
 }
 
-#define GBCUDA_INSTANTIATE_MATRIX(T)      \
-  template struct detail::MatrixStore<T>; \
-  template class Matrix<T>;               \
-  template Csr<T> detail::transpose_csr(const Csr<T>&);
+template <class T>
+const std::int32_t* detail::device_row_offsets32(const Matrix<T>& A) {
+#if GBCUDA_HAVE_CUDA
+  if (A.nvals() > Index(std::numeric_limits<std::int32_t>::max())) return nullptr;
+  const Csr<T>& d = A.csr(Backend::Cuda);
+  std::lock_guard lock(A.s_->mu);
+  if (!A.s_->row_ptr32) {
+    Array<std::int32_t> r(static_cast<std::size_t>(d.nrows) + 1, Backend::Cuda);
+    TypedValues offsets;
+    offsets.values = d.row_ptr.data();
+    offsets.type = ValueType::Int64;
+    cuda::cast_values<std::int32_t>(r.data(), offsets, d.nrows + 1);
+    A.s_->row_ptr32.emplace(std::move(r));
+    A.s_->use.wrote();
+  }
+  A.s_->use.before_read();
+  return A.s_->row_ptr32->data();
+#else
+  (void)A;
+  return nullptr;
+#endif
+}
+
+template <class T>
+std::shared_ptr<void> detail::device_engine_state(const Matrix<T>& A, std::shared_ptr<void> (*make)()) {
+  std::lock_guard lock(A.s_->mu);
+  if (!A.s_->engine) A.s_->engine = make();
+  return A.s_->engine;
+}
+
+#define GBCUDA_INSTANTIATE_MATRIX(T)                                           \
+  template struct detail::MatrixStore<T>;                                      \
+  template class Matrix<T>;                                                    \
+  template Csr<T> detail::transpose_csr(const Csr<T>&);                        \
+  template const std::int32_t* detail::device_row_offsets32(const Matrix<T>&); \
+  template std::shared_ptr<void> detail::device_engine_state(const Matrix<T>&, std::shared_ptr<void> (*)());
 GBCUDA_FOR_EACH_TYPE(GBCUDA_INSTANTIATE_MATRIX)
 
 }  // namespace gbcuda

@@ -54,6 +54,16 @@ __device__ __forceinline__ bool element_keeps(const ElementOp<T>& op, T x, Index
   return op.kind != ElementKind::Select || select_holds(op.select, double(x), i, 0, op.thunk);
 }
 
+// A product's output: Bitmap, n values and n flags, contents undefined.
+template <class Z>
+VectorStore<Z> bitmap_output(Index n) {
+  VectorStore<Z> out = VectorStore<Z>::empty(n, Backend::Cuda);
+  out.form = VectorForm::Bitmap;
+  out.values = Array<Z>(static_cast<std::size_t>(n), Backend::Cuda);
+  out.bitmap = Array<std::uint8_t>(static_cast<std::size_t>(n), Backend::Cuda);
+  return out;
+}
+
 // ---- helpers defined in vector_forms.cu -----------------------------------------------------
 // The positions i < n with flags[i] != 0, ascending, into out (room for n); their number is
 // written to *count_out in device memory (stable compaction with CUB, no host wait).

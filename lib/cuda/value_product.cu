@@ -336,15 +336,6 @@ void launch_pull_rows(VectorStore<Z>& out, const MaskView& m, const DeviceSemiri
 }
 
 template <class Z>
-VectorStore<Z> bitmap_output(Index n) {
-  VectorStore<Z> out = VectorStore<Z>::empty(n, Backend::Cuda);
-  out.form = VectorForm::Bitmap;
-  out.values = Array<Z>(static_cast<std::size_t>(n), Backend::Cuda);
-  out.bitmap = Array<std::uint8_t>(static_cast<std::size_t>(n), Backend::Cuda);
-  return out;
-}
-
-template <class Z>
 DeviceSemiring<Z> device_semiring(const SemiringCode& code, bool u_first, const TypedValues& a) {
   DeviceSemiring<Z> s;
   s.code = code;

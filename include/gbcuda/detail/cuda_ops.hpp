@@ -3,6 +3,8 @@
 // Definitions: lib/cuda/*.cu and lib/cuda/product/, explicitly instantiated for the combinations
 // that cuda_supports_*() accept. Only called when GBCUDA_HAVE_CUDA. Every primitive enqueues its
 // work on the calling thread's stream and returns without waiting for the device.
+#include <memory>
+
 #include "gbcuda/detail/backend_ops.hpp"
 #include "gbcuda/detail/multi_source_level.hpp"
 #include "gbcuda/detail/product_policy.hpp"
@@ -120,6 +122,24 @@ void value_push(VectorStore<Z>& t, const MaskView& m, const SemiringCode& s, con
 // sum over k of A(i,k) * Bt(j,k) (Bt: the rows of B'); the result keeps the entries with a term.
 template <class Z>
 Csr<Z> mxm_dot(const CsrView<bool>& mask, const SemiringCode& s, const TypedCsr& a, const TypedCsr& bt);
+// cuSPARSE as a backend of the products it computes (cusparse.cu): PlusTimes over float or
+// double, every operand of that type with its values stored, fewer than 2^31 entries (its 32-bit
+// indices; row_ptr32 are a matrix's row offsets in 32 bits, detail::device_row_offsets32).
+// t = rows * u (cusparseSpMV), u of rows.ncols values all present: t(i) present where row i has
+// an entry (GraphBLAS's rule for a full input). t: Bitmap, count in device memory. `engine`: the
+// matrix's state from make_spmv_engine() (device_engine_state), which keeps each stream's
+// descriptor and preprocessed work space between calls; nullptr: made for this call alone.
+template <class Z>
+void library_spmv(VectorStore<Z>& t, const CsrView<Z>& rows, const std::int32_t* row_ptr32, const Z* u,
+                  void* engine = nullptr);
+std::shared_ptr<void> make_spmv_engine();
+// C = A * B (cusparseSpGEMM), columns sorted within each row; Error(OutOfMemory) when cuSPARSE's
+// work space does not fit, Error(InvalidValue) when C would have 2^31 entries or more.
+// How many products cuSPARSE has computed in this process (tests check the policy's choice).
+std::uint64_t library_calls() noexcept;
+template <class Z>
+Csr<Z> library_spgemm(const CsrView<Z>& a, const std::int32_t* a_row_ptr32, const CsrView<Z>& b,
+                      const std::int32_t* b_row_ptr32);
 // The entries of `a` where select_holds(kind, value, i, j, thunk) (matrix_ops.cu).
 template <class T>
 Csr<T> select_csr(const Csr<T>& a, SelectKind kind, double thunk);

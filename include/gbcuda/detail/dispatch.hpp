@@ -10,6 +10,8 @@
 //   - the host backend (host/product.hpp: scatter = push, gather = pull, by the same policy).
 // What the CUDA backend does not instantiate runs on host copies (on_host_copy).
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <memory>
 #include <new>
 #include <optional>
@@ -246,6 +248,14 @@ void host_trace(VectorStore<TZ>& t, const Vector<TU>& u, const Csr<TA>& push, bo
   t.trace_of = push.row_ptr.data();
 }
 
+// The semirings and types cuSPARSE's products compute (by_cusparse decides per call).
+template <class S, class TA, class TB>
+inline constexpr bool cusparse_computes_v =
+    std::is_same_v<S, PlusTimes<typename S::value_type>> &&
+    (std::is_same_v<typename S::value_type, float> ||
+     std::is_same_v<typename S::value_type,
+                    double>)&&std::is_same_v<TA, typename S::value_type>&& std::is_same_v<TB, typename S::value_type>;
+
 // The CUDA value product's push/pull choice: the library's policy (product_policy.hpp) on what the
 // host knows without waiting for the GPU: u's form, and its count when the host has it (a push
 // would walk about count x the average row length). A count still on the device leaves the
@@ -308,6 +318,25 @@ void product(Vector<typename S::value_type>& w, const PreparedMask& pm, const S&
     if constexpr (cuda_supports_semiring<S, TA, TU>()) {  // every other built-in semiring: the value product
       constexpr cuda::SemiringCode code = cuda::semiring_code<S>();
       const Index push_nrows = transposed ? A.nrows() : A.ncols();
+      if constexpr (cusparse_computes_v<S, TA, TU>) {
+        const auto& us = u.store();
+        // Full: every position present, so u's values array is the dense vector cuSPARSE reads
+        // (a Sparse u of n sorted entries holds u(i) at position i).
+        const bool full = us.form == VectorForm::Dense ||
+                          (!us.count_on_device && us.nvals == us.n && (us.form == VectorForm::Bitmap || !us.jumbled));
+        LibraryProductCase c;
+        c.computes = !A.is_iso() && A.nvals() <= Index(std::numeric_limits<std::int32_t>::max());
+        c.masked = pm.view.present();
+        c.input_full = full;
+        c.direction = d.direction;
+        if (by_cusparse(p, c)) {
+          const Matrix<TA>& rows = pull_rows<S>(A, transposed);
+          const std::shared_ptr<void> engine = device_engine_state(rows, &cuda::make_spmv_engine);
+          cuda::library_spmv<Z>(t, view(rows.csr(b)), device_row_offsets32(rows), us.values.data(), engine.get());
+          w.store() = std::move(t);
+          return;
+        }
+      }
       if (value_pulls(u, A.nvals(), push_nrows, pm, p, d.direction, w.size())) {
         const Vector<TU>& ug = u.form() == VectorForm::Sparse ? in_form(u, VectorForm::Bitmap, u_hold) : u;
         cuda::value_pull<Z>(t, pm.view, code, typed(view(pull_rows<S>(A, transposed).csr(b))), typed(view(ug.store())),

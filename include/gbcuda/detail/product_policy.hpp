@@ -89,4 +89,22 @@ GBCUDA_HD inline ProductKernel choose_product_kernel(const ProductPolicy& p, con
   return ProductKernel::QueueWarp;
 }
 
+// The arithmetic products cuSPARSE computes (PlusTimes over float or double, every operand of
+// that type with its values stored, fewer than 2^31 entries) go to it on the GPU: its SpMV ran
+// 1.4-2.7x faster than the library's own pull on the H100 (docs/performance.md), and its SpGEMM is
+// the reference a GPU mxm is measured by. A mask or an input with absent entries keeps the
+// library's kernels (cuSPARSE computes neither), and so does a forced kernel (a descriptor's
+// Pull runs the library's own pull, which tests compare with cuSPARSE's).
+// A full input goes to cuSPARSE whatever its size: the push/pull rule (choose_product_kernel) would
+// push a small product, every entry's row with atomics, where one SpMV does.
+struct LibraryProductCase {
+  bool computes = false;                  // semiring, types, stored values and entry counts as above
+  bool masked = false;                    // the product has a mask
+  bool input_full = true;                 // a vector input has every position present
+  Direction direction = Direction::Auto;  // the descriptor's: Push or Pull keep the library's kernels
+};
+GBCUDA_HD inline bool by_cusparse(const ProductPolicy& p, const LibraryProductCase& c) {
+  return p.forced == ProductKernel::Auto && c.direction == Direction::Auto && c.computes && !c.masked && c.input_full;
+}
+
 }  // namespace gbcuda::detail
