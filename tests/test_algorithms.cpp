@@ -9,6 +9,7 @@
 #include <sstream>
 #include <vector>
 
+#include "support/graphs.hpp"
 #include "support/ops_ref.hpp"
 
 namespace {
@@ -201,6 +202,66 @@ TEST_P(AlgorithmsTest, PageRankMatchesGraphBlas) {
       EXPECT_NEAR(std::accumulate(got.begin(), got.end(), 0.0), 1.0, 1e-9) << ctx.str();
     }
   }
+}
+
+// ---- connected components --------------------------------------------------------------------
+// The reference: a breadth-first search over the entries taken both ways, each component
+// labelled with its smallest vertex id (the first one the scan in id order meets).
+std::vector<std::int64_t> components_by_search(const gbcuda::Matrix<bool>& A) {
+  const auto& a = A.csr(Backend::Host);
+  const Index n = a.nrows;
+  std::vector<std::vector<Index>> adj(static_cast<std::size_t>(n));
+  for (Index i = 0; i < n; ++i)
+    for (gbcuda::Offset p = a.row_ptr.data()[i]; p < a.row_ptr.data()[i + 1]; ++p) {
+      adj[std::size_t(i)].push_back(a.col_idx.data()[p]);
+      adj[std::size_t(a.col_idx.data()[p])].push_back(i);
+    }
+  std::vector<std::int64_t> label(static_cast<std::size_t>(n), -1);
+  for (Index s = 0; s < n; ++s) {
+    if (label[std::size_t(s)] >= 0) continue;
+    std::vector<Index> queue{s};
+    label[std::size_t(s)] = s;
+    for (std::size_t q = 0; q < queue.size(); ++q)
+      for (Index v : adj[std::size_t(queue[q])])
+        if (label[std::size_t(v)] < 0) label[std::size_t(v)] = s, queue.push_back(v);
+  }
+  return label;
+}
+
+void check_components(const gbcuda::Matrix<bool>& A, Backend b, const std::string& what) {
+  SCOPED_TRACE(what);
+  const Vector<std::int64_t> c = gbcuda::connected_components(A, b);
+  EXPECT_EQ(c.backend(), b);
+  EXPECT_EQ(c.nvals(), A.nrows()) << "every vertex has a component";
+  EXPECT_EQ(c.to_dense_vector(-1), components_by_search(A));
+}
+
+TEST_P(AlgorithmsTest, ConnectedComponentsMatchASearch) {
+  for (std::uint64_t seed : {1, 2, 3}) {
+    // Undirected: many small components (avg degree 1.2), or a giant one beside isolated vertices
+    // (avg degree 3: Afforest's sampling finds it and skips its edges).
+    for (double degree : {1.2, 3.0}) {
+      const gbtest::GraphSpec spec{20000, degree, false, false, false, 0.05, seed};
+      check_components(gbtest::random_graph(spec), b(), spec.name());
+    }
+    // Directed, not symmetric: weakly connected components, every entry linked.
+    const gbtest::GraphSpec directed{20000, 1.5, true, false, false, 0.05, seed};
+    check_components(gbtest::random_graph(directed), b(), directed.name());
+  }
+  check_components(gbtest::path_graph(5000, false), b(), "undirected path");
+  check_components(gbtest::path_graph(5000, true), b(), "directed path");
+  check_components(gbtest::star_graph(3000), b(), "star");
+  // A hub row longer than a warp's stride, self loops, a vertex whose only entry points at it.
+  std::vector<Index> r, c;
+  for (Index j = 0; j < 700; j += 2) r.push_back(999), c.push_back(j);
+  r.insert(r.end(), {5, 7, 998}), c.insert(c.end(), {5, 7, 1});
+  check_components(gbcuda::Matrix<bool>::from_coo(1000, 1000, r, c), b(), "hub, self loops");
+  check_components(gbcuda::Matrix<bool>::from_coo(100, 100, std::vector<Index>{}, std::vector<Index>{}), b(),
+                   "no entries");
+  check_components(gbcuda::Matrix<bool>(), b(), "0 x 0");
+  EXPECT_THROW(gbcuda::connected_components(
+                   gbcuda::Matrix<bool>::from_coo(3, 4, std::vector<Index>{0}, std::vector<Index>{3}), b()),
+               gbcuda::Error);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, AlgorithmsTest, ::testing::Values(Backend::Host, Backend::Cuda), backend_name);

@@ -183,11 +183,14 @@ std::vector<std::int64_t> graphblas_components(const gbcuda::Matrix<bool>& A) {
 void check_components(const gbcuda::Matrix<bool>& A, Backend b, const std::string& what) {
   SCOPED_TRACE(what);
   const auto want = graphblas_components(A);
-  const auto got = example::connected_components(A, b);
-  ASSERT_EQ(got.component, want);
   Index roots = 0;
   for (Index v = 0; v < A.nrows(); ++v) roots += want[std::size_t(v)] == v;
+  const auto got = example::connected_components(A, b);
+  ASSERT_EQ(got.component, want);
   EXPECT_EQ(got.count, roots);
+  const auto by_propagation = example::connected_components_by_propagation(A, b);
+  ASSERT_EQ(by_propagation.component, want);
+  EXPECT_EQ(by_propagation.count, roots);
 }
 
 TEST_P(ExampleAlgebra, ComponentsMatchGraphBLAS) {

@@ -1,5 +1,5 @@
 // example_cc FILE [auto|cuda|host]: reads a graph, makes it undirected (A + A'), runs the
-// connected components of cc.hpp and prints how many there are and the largest one's size.
+// connected components (the library's call, through cc.hpp) and prints how many there are and the largest one's size.
 // Exit 0, or 2 for a usage or input error, 1 for anything else.
 #include <cstdio>
 #include <exception>
@@ -26,9 +26,8 @@ int main(int argc, char** argv) {
     for (auto c : out.component) ++sizes[c];
     gbcuda::Index largest = 0;
     for (const auto& [c, size] : sizes) largest = size > largest ? size : largest;
-    std::printf("example_cc: %lld components in %d rounds on %s, the largest of %lld vertices\n",
-                static_cast<long long>(out.count), out.rounds, gbcuda::backend_description(where).c_str(),
-                static_cast<long long>(largest));
+    std::printf("example_cc: %lld components on %s, the largest of %lld vertices\n", static_cast<long long>(out.count),
+                gbcuda::backend_description(where).c_str(), static_cast<long long>(largest));
     return 0;
   } catch (const gbcuda::Error& e) {
     std::fprintf(stderr, "example_cc: error: %s\n", e.what());

@@ -140,6 +140,10 @@ std::uint64_t library_calls() noexcept;
 template <class Z>
 Csr<Z> library_spgemm(const CsrView<Z>& a, const std::int32_t* a_row_ptr32, const CsrView<Z>& b,
                       const std::int32_t* b_row_ptr32);
+// Connected components (components.cu, the steps of gbcuda/components.hpp): parent[v] ends as the
+// smallest vertex id of v's component. `symmetric`: a's structure is, and Afforest's sampling
+// skips the giant component's own edges.
+void connected_components(const CsrView<bool>& a, bool symmetric, Vid* parent);
 // The entries of `a` where select_holds(kind, value, i, j, thunk) (matrix_ops.cu).
 template <class T>
 Csr<T> select_csr(const Csr<T>& a, SelectKind kind, double thunk);
