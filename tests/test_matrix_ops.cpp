@@ -4,10 +4,15 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <vector>
 
+#include "gbcuda/build.hpp"
 #include "support/graphs.hpp"
 #include "support/ops_ref.hpp"
 
@@ -640,6 +645,71 @@ void check_build_duplicates(Backend b) {
   EXPECT_THROW(Matrix<T>::from_coo(coo.nrows, coo.ncols, coo.rows, coo.cols,
                                    std::span<const T>(raw(coo.vals).get(), coo.vals.size()), DuplicatePolicy::Error),
                gbcuda::Error);
+}
+
+// build_matrix / build_vector with a duplicate operator of the caller's: x - y, which depends on
+// the order the duplicates are combined in, against GraphBLAS's build with MINUS; bool with a
+// lambda of its own (x != y) against a count's parity; bad lengths, indices and a throwing dup.
+template <class T>
+void check_user_duplicates(Backend b) {
+  Rng rng(37);
+  Coo<T> coo;
+  coo.nrows = 17;
+  coo.ncols = 13;
+  std::uniform_int_distribution<Index> row(0, 16), col(0, 12);
+  for (int k = 0; k < 600; ++k) {
+    coo.rows.push_back(row(rng));
+    coo.cols.push_back(col(rng));
+    coo.vals.push_back(random_value<T>(rng));
+  }
+  const auto minus = [](T x, T y) { return T(x - y); };
+  const auto x = raw(coo.vals);
+  const std::span<const T> vals(x.get(), coo.vals.size());
+  const Matrix<T> A = gbcuda::build_matrix<T>(coo.nrows, coo.ncols, coo.rows, coo.cols, vals, minus, b);
+  EXPECT_EQ(A.csr(b).where(), b);
+  GMat g;
+  OPS_GRB(GrB_Matrix_new(&g.m, Grb<T>::type(), GrB_Index(coo.nrows), GrB_Index(coo.ncols)));
+  std::vector<GrB_Index> i(coo.rows.begin(), coo.rows.end()), j(coo.cols.begin(), coo.cols.end());
+  const GrB_BinaryOp gminus = std::is_same_v<T, float> ? GrB_MINUS_FP32 : GrB_MINUS_FP64;
+  OPS_GRB(Grb<T>::mbuild(g.m, i.data(), j.data(), x.get(), GrB_Index(i.size()), gminus));
+  EXPECT_EQ(entries_of(A), entries_of<T>(g.m));
+  const gbcuda::Vector<T> u = gbcuda::build_vector<T>(coo.nrows, coo.rows, vals, minus, b);
+  EXPECT_EQ(u.backend(), b);
+  GVec gv;
+  OPS_GRB(GrB_Vector_new(&gv.v, Grb<T>::type(), GrB_Index(coo.nrows)));
+  OPS_GRB(Grb<T>::vbuild(gv.v, i.data(), x.get(), GrB_Index(i.size()), gminus));
+  EXPECT_TRUE(same_vector(tuples_of(u), tuples_of<T>(gv.v), Check::Exact));
+  // Errors: lengths, an index outside, and what dup throws.
+  const std::vector<Index> short_cols(coo.cols.begin(), coo.cols.end() - 1);
+  EXPECT_THROW(gbcuda::build_matrix<T>(coo.nrows, coo.ncols, coo.rows, short_cols, vals, minus), gbcuda::Error);
+  std::vector<Index> outside = coo.rows;
+  outside[5] = coo.nrows;
+  try {
+    (void)gbcuda::build_matrix<T>(coo.nrows, coo.ncols, outside, coo.cols, vals, minus);
+    ADD_FAILURE() << "an index outside the matrix was taken";
+  } catch (const gbcuda::Error& e) {
+    EXPECT_EQ(e.status(), gbcuda::Status::InvalidIndex);
+    EXPECT_NE(std::string(e.what()).find("entry 5"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(gbcuda::build_vector<T>(coo.nrows, outside, vals, minus), gbcuda::Error);
+  const auto throws = [](T, T) -> T { throw std::runtime_error("dup refused"); };
+  EXPECT_THROW(gbcuda::build_vector<T>(coo.nrows, coo.rows, vals, throws), std::runtime_error);
+}
+
+TEST_P(MatrixOps, BuildWithAUserDuplicateOperatorMatchesGraphBLAS) {
+  check_user_duplicates<float>(b());
+  check_user_duplicates<double>(b());
+  // bool: x != y folds a group to the parity of its true values.
+  const std::vector<Index> idx = {3, 1, 3, 3, 1, 7};
+  const std::unique_ptr<bool[]> v(new bool[6]{true, true, true, false, true, true});
+  const auto x_or = [](bool x, bool y) { return x != y; };
+  const gbcuda::Vector<bool> u = gbcuda::build_vector<bool>(8, idx, std::span<const bool>(v.get(), 6), x_or, b());
+  EXPECT_EQ(u.to_dense_vector(false), (std::vector<bool>{false, false, false, false, false, false, false, true}));
+  const Matrix<bool> M = gbcuda::build_matrix<bool>(8, 8, idx, idx, std::span<const bool>(v.get(), 6), x_or, b());
+  EXPECT_EQ(M.nvals(), 3);
+  EXPECT_EQ(M.element(1, 1), std::optional<bool>(false));
+  EXPECT_EQ(M.element(3, 3), std::optional<bool>(false));
+  EXPECT_EQ(M.element(7, 7), std::optional<bool>(true));
 }
 
 TEST_P(MatrixOps, BuildWithEveryDuplicatePolicyMatchesGraphBLAS) {

@@ -1,6 +1,7 @@
 #pragma once
 // Everything in gbcuda's public API.
 #include "gbcuda/bfs.hpp"
+#include "gbcuda/build.hpp"
 #include "gbcuda/components.hpp"
 #include "gbcuda/context.hpp"
 #include "gbcuda/descriptor.hpp"
