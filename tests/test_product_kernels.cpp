@@ -209,35 +209,89 @@ TEST_P(ProductKernel, HubsBesideShorterRows) {
   }
 }
 
+// Hundreds of hubs (4095 to 20000 out-edges) in one frontier, too wide for the few-rows path: the
+// blocks expand them a row at a time beside the short rows, and the hubs share targets, so their
+// claims race.
+TEST_P(ProductKernel, ManyHubsInOneFrontier) {
+  for (const Index hubs : {Index(40), Index(1100)}) {
+    const Index n = 300000, first = hubs + 1, span = n - first;
+    std::vector<Index> rows, cols;
+    for (Index h = 1; h <= hubs; ++h) {
+      rows.push_back(0), cols.push_back(h);
+      const Index deg = h % 7 == 0 ? 20000 : 4095 + h % 5;
+      for (Index j = 0; j < deg; ++j) rows.push_back(h), cols.push_back(first + (h * 7919 + j * 31) % span);
+    }
+    rows.push_back(n - 1), cols.push_back(1);  // a vertex of the third level's frontier points back
+    const auto A = gbcuda::Matrix<bool>::from_coo(n, n, rows, cols);
+    check(A, 0, std::to_string(hubs) + " hubs", true);
+    check(A, 0, std::to_string(hubs) + " hubs", false);
+  }
+}
+
 // Long in-rows that meet the frontier late or never: hub k is joined (both directions) to its
 // own run of L fillers, and the source to the fillers at positions P of those runs, so the pull
 // that finds the hubs scans each hub's in-row up to its first frontier filler. Lanes read
-// pr::kPullLaneSteps in-edges of a row and defer the rest in chunks of pr::kPullChunk: finds just
-// before, at and after both limits, several finds in one row, rows that never find.
+// pr::pull_lane_steps() in-edges of a row (pr::kPullLaneSteps on this sparse frontier; with
+// `dense`, the source's extra leaves make the frontier a third of the vertices and the budget
+// pr::kPullLaneStepsMin) and defer the rest in chunks of pr::kPullChunk: finds just before, at and
+// after both limits, several finds in one row, rows that never find.
 TEST_P(ProductKernel, LongInRowsFoundLateOrNever) {
   struct Hub {
     Index length;
     std::vector<Index> found_at;
   };
-  const Index L = pr::kPullLaneSteps, C = pr::kPullChunk;
-  const std::vector<Hub> hubs = {
-      {L, {L - 1}},           {L + 1, {L}},      {L + 70, {L + 69}}, {L + 2, {}}, {L + C + 128, {L + C - 1, L + C}},
-      {L + C + 129, {L + C}}, {2 * C + 300, {}}, {20000, {19999}},   {20000, {}}, {10000, {500, 2500, 9000}},
-      {5000, {3000}}};
-  std::vector<Index> rows, cols;
-  auto edge = [&](Index u, Index v) {
-    rows.push_back(u), cols.push_back(v);
-    rows.push_back(v), cols.push_back(u);
-  };
-  Index next = 1 + Index(hubs.size());
-  for (std::size_t k = 0; k < hubs.size(); ++k) {
-    for (Index i = 0; i < hubs[k].length; ++i) edge(Index(k) + 1, next + i);
-    for (Index at : hubs[k].found_at) edge(0, next + at);
-    next += hubs[k].length;
+  const Index L = pr::kPullLaneSteps, M = pr::kPullLaneStepsMin, C = pr::kPullChunk;
+  const std::vector<Hub> hubs = {{L, {L - 1}},
+                                 {L + 1, {L}},
+                                 {L + 70, {L + 69}},
+                                 {L + 2, {}},
+                                 {L + C + 128, {L + C - 1, L + C}},
+                                 {L + C + 129, {L + C}},
+                                 {2 * C + 300, {}},
+                                 {20000, {19999}},
+                                 {20000, {}},
+                                 {10000, {500, 2500, 9000}},
+                                 {5000, {3000}},
+                                 {M, {M - 1}},
+                                 {M + 1, {M}},
+                                 {M + 9, {M + 1}},
+                                 {M + 1, {}}};
+  for (const bool dense : {false, true}) {
+    std::vector<Index> rows, cols;
+    auto edge = [&](Index u, Index v) {
+      rows.push_back(u), cols.push_back(v);
+      rows.push_back(v), cols.push_back(u);
+    };
+    Index next = 1 + Index(hubs.size());
+    for (std::size_t k = 0; k < hubs.size(); ++k) {
+      for (Index i = 0; i < hubs[k].length; ++i) edge(Index(k) + 1, next + i);
+      for (Index at : hubs[k].found_at) edge(0, next + at);
+      next += hubs[k].length;
+    }
+    if (dense) {  // leaves of the source, half as many as the vertices before them
+      const Index leaves = next / 2;
+      for (Index i = 0; i < leaves; ++i) edge(0, next + i);
+      next += leaves;
+      ASSERT_EQ(pr::pull_lane_steps(next, leaves), M);
+    } else {
+      ASSERT_EQ(pr::pull_lane_steps(next, 20), L);
+    }
+    const auto A = gbcuda::Matrix<bool>::from_coo(next, next, rows, cols);
+    const std::string what = dense ? "long in-rows, dense frontier" : "long in-rows";
+    check(A, 0, what, true);
+    check(A, 0, what, false);
   }
-  const auto A = gbcuda::Matrix<bool>::from_coo(next, next, rows, cols);
-  check(A, 0, "long in-rows", true);
-  check(A, 0, "long in-rows", false);
+}
+
+TEST(ProductPolicy, PullLaneStepsFollowTheFrontiersDensity) {
+  EXPECT_EQ(pr::pull_lane_steps(1000000, 0), pr::kPullLaneSteps);
+  EXPECT_EQ(pr::pull_lane_steps(1000000, 1), pr::kPullLaneSteps);
+  EXPECT_EQ(pr::pull_lane_steps(1000000, 62500), pr::kPullLaneSteps);  // 4 n / f = 64
+  EXPECT_EQ(pr::pull_lane_steps(1000000, 125000), 32);
+  EXPECT_EQ(pr::pull_lane_steps(1000000, 250000), pr::kPullLaneStepsMin);  // 16
+  EXPECT_EQ(pr::pull_lane_steps(1000000, 1000000), pr::kPullLaneStepsMin);
+  EXPECT_EQ(pr::pull_lane_steps(4194304, 163103), 64);  // kron:22:16's first pull: 4 n / f = 103
+  EXPECT_EQ(pr::pull_lane_steps(325000, 56624), 22);    // the web crawl's shape's first pull
 }
 
 // Vertices without in-edges beside reachable ones in every word: a binary tree over the multiples

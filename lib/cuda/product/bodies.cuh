@@ -186,13 +186,11 @@ __device__ void push_level(const Tgt& t, int lvl, const Vid* in, Index size, Lev
   block_add(new_edges, k.next_edges, &s.sum);
 }
 
-// A few long rows (an input of at most kFewRows entries holding many edges, e.g. the first
-// level from a Kronecker hub): one block per row would leave the other SMs idle, so the rows'
-// edges are laid end to end and cut into chunks of kChunkEdges, a block per chunk. Each block
-// finds the row of each of its edges from the rows' prefix sums (at most kFewRows, in shared
-// memory) and appends through its block queue.
-inline constexpr Index kFewRows = 32;
-inline constexpr Offset kFewRowsMinEdges = 16384;
+// A few long rows (an input of at most kFewRows entries holding kFewRowsMinEdges edges or more:
+// product.hpp): one block per row would leave the other SMs idle, so the rows' edges are laid end
+// to end and cut into chunks of kChunkEdges, a block per chunk. Each block finds the row of each of
+// its edges from the rows' prefix sums (at most kFewRows, in shared memory) and appends through its
+// block queue.
 inline constexpr Offset kChunkEdges = 2048;
 
 GBCUDA_HD inline bool few_long_rows(Index size, Index edges) { return size <= kFewRows && edges >= kFewRowsMinEdges; }
@@ -342,7 +340,7 @@ inline constexpr ull kDeferredChunkMask = (ull(1) << kDeferredChunkBits) - 1;
 // word, `packed` (rows << kDeferredChunkBits | chunks), so one atomic reserves both and the
 // chunk bases grow with i. `packed` must be 0 when a pull starts; v null: no deferral.
 struct DeferredRows {
-  int lane_steps = kPullLaneSteps;  // 0: no deferral
+  int lane_steps = kPullLaneSteps;  // 0: no deferral; set per pull (pull_lane_steps)
   Vid* v = nullptr;
   Offset* from = nullptr;
   ull* chunk_base = nullptr;
@@ -350,7 +348,8 @@ struct DeferredRows {
 };
 
 // Entries a DeferredRows needs for a pull over n rows holding nnz entries: only rows longer than
-// lane_steps are ever deferred.
+// lane_steps are ever deferred (pulls of up to kPullLaneStepsMin steps: lane_steps =
+// kPullLaneStepsMin).
 __host__ __device__ inline Index deferred_rows_capacity(Index n, Offset nnz, int lane_steps) {
   const Index longer = Index(nnz / Offset(lane_steps + 1));
   return (longer < n ? longer : n) + 1;
@@ -365,7 +364,7 @@ __device__ __forceinline__ void defer_row(const DeferredRows& d, Vid v, Offset f
   d.chunk_base[i] = old & kDeferredChunkMask;
 }
 
-// `d`: where the rest of a row goes that has not met the frontier within kPullLaneSteps in-edges
+// `d`: where the rest of a row goes that has not met the frontier within d.lane_steps in-edges
 // (see DeferredRows; d.v may be null only when no row is that long). The caller then runs
 // pull_deferred_rows() after a grid barrier when *d.packed is not 0. A target with terms never
 // defers: its search goes on past a false term's find.

@@ -162,6 +162,7 @@ __global__ void __launch_bounds__(kThreads, 1) fused_kernel(FusedArgs a) {
         t.fout = a.bitmaps[1 - bm];
         DeferredRows d = a.deferred;
         d.packed = &slot->deferred;
+        d.lane_steps = pull_lane_steps(a.t.g.n, Index(c.frontier_size));
         pull_level(t, c.level, fin, k, d, smem, &s_sum);
         bm = 1 - bm;
       } else {
@@ -300,6 +301,25 @@ bool persistent_kernels_available() {
 
 namespace {
 
+__global__ void count_rows_longer_kernel(const Offset* ptr, Index n, Offset length, ull* count) {
+  ull mine = 0;
+  for (Index v = global_thread(); v < n; v += grid_threads()) mine += ptr[v + 1] - ptr[v] > length;
+  for (int o = 16; o > 0; o /= 2) mine += __shfl_down_sync(kFullMask, mine, o);
+  if (lane_id() == 0 && mine) atomicAdd(count, mine);
+}
+
+// Rows of the CSR offsets `ptr` (n rows, on the device) holding more than `length` entries: the
+// rows a pull may defer (DeferredRows). Waits for the device.
+Index rows_longer_than(const Offset* ptr, Index n, Offset length) {
+  Array<ull> count(1, Backend::Cuda);
+  count.fill_bytes_with(0);
+  count_rows_longer_kernel<<<grid_for(n), kBlock, 0, stream()>>>(ptr, n, length, count.data());
+  CUDA_CHECK_LAUNCH();
+  ull h = 0;
+  copy_bytes(&h, Backend::Host, count.data(), Backend::Cuda, sizeof(ull));
+  return Index(h);
+}
+
 // One search; returns the tail's status (kTailNotRun without one). An abandoned tail leaves r's
 // levels unfilled: the caller searches again once this search's device arrays are freed.
 TailStatus fused_search(const Graph& g, Index source, bool parents, const ProductPolicy& policy, const Capacities& caps,
@@ -340,7 +360,7 @@ TailStatus fused_search(const Graph& g, Index source, bool parents, const Produc
   Array<LevelSlot> slots(3, Backend::Cuda);
   Array<LevelRecord> records(collect_stats ? kRecordCapacity : 0, Backend::Cuda);
   Array<TailState> tail_state(tail ? 1 : 0, Backend::Cuda);
-  const auto deferred_cap = std::size_t(g.in_ptr ? deferred_rows_capacity(n, g.nnz, kPullLaneSteps) : 0);
+  const auto deferred_cap = std::size_t(g.in_ptr ? rows_longer_than(g.in_ptr, n, kPullLaneStepsMin) + 1 : 0);
   Array<Vid> deferred_v(deferred_cap, Backend::Cuda);
   Array<Offset> deferred_from(deferred_cap, Backend::Cuda);
   Array<ull> deferred_base(deferred_cap, Backend::Cuda);
@@ -362,7 +382,7 @@ TailStatus fused_search(const Graph& g, Index source, bool parents, const Produc
   a.max_levels = collect_stats ? kRecordCapacity : INT_MAX;
   a.blind_claims_ok = blind_claims_allowed(n);
   a.tail = tail ? tail_state.data() : nullptr;
-  a.deferred = {kPullLaneSteps, deferred_v.data(), deferred_from.data(), deferred_base.data(), nullptr};
+  a.deferred = {kPullLaneStepsMin, deferred_v.data(), deferred_from.data(), deferred_base.data(), nullptr};
 
   Control h{};
   auto fetch_control = [&] { copy_bytes(&h, Backend::Host, ctl.data(), Backend::Cuda, sizeof(Control)); };

@@ -230,6 +230,7 @@ __global__ void __launch_bounds__(kThreads, 1) product_kernel(ProductArgs<Z, K> 
     if constexpr (kTerms) t.ftrue = a.ftrue;
     DeferredRows d = a.deferred;
     d.packed = &a.counters->deferred;
+    d.lane_steps = pull_lane_steps(a.u_n, count);
     pull_level(t, 0, a.fin, k, d, smem, &s_sum);
     if (!d.v) return;
     grid.sync();
@@ -394,8 +395,8 @@ void bool_product(VectorStore<typename S::value_type>& t, const MaskView& m, con
   a.counters = scratch.take<Counters>(1);
   if (u.form != VectorForm::Sparse || K == OutValue::Term)
     a.list = scratch.take<Vid>(static_cast<std::size_t>(std::max<Index>(n_in, 1)));
-  if (K != OutValue::Term && can_pull && call.pull.nnz > a.deferred.lane_steps) {  // else no row is long
-    const auto cap = static_cast<std::size_t>(deferred_rows_capacity(n_out, call.pull.nnz, a.deferred.lane_steps));
+  if (K != OutValue::Term && can_pull && call.pull.nnz > kPullLaneStepsMin) {  // else no row is long
+    const auto cap = static_cast<std::size_t>(deferred_rows_capacity(n_out, call.pull.nnz, kPullLaneStepsMin));
     a.deferred.v = scratch.take<Vid>(cap);
     a.deferred.from = scratch.take<Offset>(cap);
     a.deferred.chunk_base = scratch.take<ull>(cap);

@@ -35,14 +35,34 @@ struct Capacities {
   Index tail_queue = 0;           // the barrier-free tail's global queue (0: n entries)
 };
 
-// Long in-rows of a pull (bodies.cuh): a lane scans at most kPullLaneSteps in-edges of its row; a
-// row that has not met the frontier by then is deferred and its rest searched after a grid
+// Long in-rows of a pull (bodies.cuh): a lane scans at most pull_lane_steps() in-edges of its row;
+// a row that has not met the frontier by then is deferred and its rest searched after a grid
 // barrier, in chunks of kPullChunk in-edges, one warp a chunk, over the whole grid. Without it a
 // pull level costs its longest row that never meets the frontier, scanned by one lane: on a web
-// crawl, in-rows of tens of thousands of entries took a level to 1 ms. 64 against 128 (H100): the
-// web-crawl shape -6%, randout:1e6:8 -5%, the other graphs of both suites within 2%.
-inline constexpr int kPullLaneSteps = 64;
+// crawl, in-rows of tens of thousands of entries took a level to 1 ms.
+inline constexpr int kPullLaneSteps = 64;     // the most a lane reads (a sparse frontier)
+inline constexpr int kPullLaneStepsMin = 16;  // the least (a dense one)
+
+// The lane budget of a pull whose frontier holds `frontier` of the input's n_in entries. A row
+// whose in-neighbours are spread like the frontier meets it within about n_in / frontier in-edges,
+// so a lane reads four times that, within [kPullLaneStepsMin, kPullLaneSteps]: on a dense frontier
+// the rows still unfound after a few in-edges are the ones that rarely meet it (a web crawl's hubs
+// beside their own pages), and the grid searches them faster than one lane does.
+// (In float: a 64-bit division in the fused kernel spilled its loop's registers.)
+constexpr int pull_lane_steps(Index n_in, Index frontier) {
+  const float steps = frontier > 0 ? 4.0f * float(n_in) / float(frontier) : float(kPullLaneSteps);
+  return steps < float(kPullLaneStepsMin) ? kPullLaneStepsMin
+         : steps > float(kPullLaneSteps)  ? kPullLaneSteps
+                                          : int(steps);
+}
 inline constexpr int kPullChunk = 1024;  // 32 lanes x 32 in-edges
+
+// A push input of at most kFewRows entries holding kFewRowsMinEdges out-edges or more (the first
+// level from a hub) is dealt out over every block in chunks of edges (few_rows_level, bodies.cuh)
+// rather than a row per block. At 2048 rather than 16384, the web crawl's first level (one row of
+// 10,039 edges) took 8 us instead of 24 (H100).
+inline constexpr Index kFewRows = 32;
+inline constexpr Offset kFewRowsMinEdges = 2048;
 
 // The library's policy on this device (calibrate.cu): the built-in one of a known GPU, else
 // measured on first use and cached; GBCUDA_CALIBRATION=measure measures a known GPU too, =off
