@@ -35,7 +35,8 @@ KTruss ktruss(const gbcuda::Matrix<T>& A, int k, gbcuda::Backend where) {
     select(out.truss, no_mask, no_accum, ValueGe{}, S, double(k - 2), where);
     if (out.truss.nvals() == before) return out;
     before = out.truss.nvals();
-    mxm(S, out.truss, no_accum, PlusPair<std::int64_t>{}, out.truss, out.truss, desc::ST1, where);
+    // S's old entries outside the mask (the edges just dropped) deleted: replace (RST1).
+    mxm(S, out.truss, no_accum, PlusPair<std::int64_t>{}, out.truss, out.truss, desc::RST1, where);
   }
 }
 

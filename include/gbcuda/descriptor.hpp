@@ -72,7 +72,8 @@ inline constexpr Descriptor RS{true, false, true, false};
 inline constexpr Descriptor RSC{true, true, true, false};
 inline constexpr Descriptor RT0{true, false, false, true};
 inline constexpr Descriptor RSCT0{true, true, true, true};
-inline constexpr Descriptor ST1 = S.with_transpose_b();  // structural mask, B transposed (mxm)
+inline constexpr Descriptor ST1 = S.with_transpose_b();    // structural mask, B transposed (mxm)
+inline constexpr Descriptor RST1 = RS.with_transpose_b();  // the same, C's entries outside the mask deleted
 }  // namespace desc
 
 }  // namespace gbcuda

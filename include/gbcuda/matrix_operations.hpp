@@ -1,34 +1,35 @@
 #pragma once
 // Operations whose output is a matrix, GraphBLAS style, and the reduction of a matrix:
-//   select(C, no_mask, no_accum, pred, A, thunk)      C = the entries of A where pred holds
-//                                                     (GrB_select with a GrB_IndexUnaryOp: a
-//                                                     SelectOp, or any callable (x, i, j, thunk)
-//                                                     -> bool, run on the host)
-//   mxm(C, M, no_accum, semiring, A, B, desc)         C<M, structural> = A * B (or A * B' with
-//                                                     desc.transpose_b): GrB_mxm by dot products
-//   mxm(C, no_mask, no_accum, semiring, A, B, desc)   C = A * B (GrB_mxm without a mask):
-//                                                     Gustavson's row-by-row products
+//   select(C, mask, accum, pred, A, thunk[, desc])    C<mask> = accum(C, the entries of A where pred
+//                                                     holds) (GrB_select with a GrB_IndexUnaryOp:
+//                                                     a SelectOp, or any callable
+//                                                     (x, i, j, thunk) -> bool, run on the host)
+//   mxm(C, mask, accum, semiring, A, B, desc)         C<mask> = accum(C, A * B) (GrB_mxm): dot
+//                                                     products on a mask's positions, Gustavson's
+//                                                     row-by-row products (or cuSPARSE) without one
 //   reduce(monoid, A)                                 the monoid's sum of A's values
 //                                                     (GrB_Matrix_reduce to a scalar)
 //   reduce(w, mask, accum, monoid, A, desc)           w<mask> = accum(w, row sums of A) (T0: columns)
 //   reduce(w, mask, accum, binary_op, A, desc)        the same with PLUS, TIMES, MIN, MAX, LOR or LAND
 //                                                     (GrB_Matrix_reduce_BinaryOp)
-//   apply(C, no_mask, no_accum, op, A)                C = op(A), A's structure (GrB_Matrix_apply)
-//   ewise_add(C, no_mask, no_accum, op, A, B, desc)   C = A (+) B, the union of the patterns
+//   apply(C, mask, accum, op, A[, desc])              C<mask> = accum(C, op(A)) (GrB_Matrix_apply)
+//   ewise_add(C, mask, accum, op, A, B, desc)         ... A (+) B, the union of the patterns
 //                                                     (GrB_Matrix_eWiseAdd_BinaryOp)
-//   ewise_mult(C, no_mask, no_accum, op, A, B, desc)  C = A (x) B, the intersection
+//   ewise_mult(C, mask, accum, op, A, B, desc)        ... A (x) B, the intersection
 //                                                     (GrB_Matrix_eWiseMult_BinaryOp)
-//   transpose(C, no_mask, no_accum, A, desc)          C = A' (GrB_transpose)
-//   extract(C, no_mask, no_accum, A, I, J, desc)      C = A(I, J) (GrB_Matrix_extract)
-//   kronecker(C, no_mask, no_accum, op, A, B)         C = kron(A, B) (GrB_Matrix_kronecker_BinaryOp)
+//   transpose(C, mask, accum, A, desc)                ... A' (GrB_transpose)
+//   extract(C, mask, accum, A, I, J, desc)            ... A(I, J) (GrB_Matrix_extract)
+//   kronecker(C, mask, accum, op, A, B[, desc])       ... kron(A, B) (GrB_Matrix_kronecker_BinaryOp)
 //   diag(C, v, k)                                     C = v on diagonal k (GrB_Matrix_diag)
 //   resize(A, nrows, ncols), resize(u, n)             new sizes, the entries outside dropped
 //                                                     (GrB_Matrix_resize, GrB_Vector_resize)
 //   extract_tuples(A, I, J, X)                        A's entries as coordinates (host memory)
-// A Matrix is immutable: C is replaced by the result. These take no mask but mxm's (which must be
-// structural and not complemented) and no accumulator (both are compile-time errors otherwise),
-// and run in the backend `where` (select, mxm) or where A's copy is (reduce: the host unless only
-// a GPU copy exists), on host copies for user-defined operators.
+// The mask is no_mask or a Matrix of any value type; the accumulator no_accum or a binary
+// operator; the descriptor's replace, mask_complement and mask_structural act as in GraphBLAS
+// (detail::write_matrix). Without a mask or an accumulator C is replaced by the result (a 0 x 0
+// C, default-constructed, is an empty matrix of the result's shape); with either, C's old entries
+// are read, and the result is merged with them on the host, then moved to `where`. The operations
+// run in the backend `where` (select, mxm, apply, transpose) or on host copies.
 //
 // Triangle counting (examples/tc) is the use: L = select(tril, A, -1); C<L> = L * L' over
 // PLUS_PAIR; the count is reduce(plus, C).
@@ -158,17 +159,130 @@ void place_result(Matrix<T>& C, Csr<T>&& result, Backend where) {
   C = std::move(m);
 }
 
+// The masks a matrix operation takes: none, or a matrix of any value type.
+template <class M>
+struct is_matrix_mask : std::false_type {};
+template <>
+struct is_matrix_mask<NoMask> : std::true_type {};
+template <class T>
+struct is_matrix_mask<Matrix<T>> : std::true_type {};
+
+// GraphBLAS's last step of an operation with a matrix output, C<M, accum, replace> = T, on host
+// CSRs of one shape: Z = T without an accumulator, else the union of C and T with accum(c, t)
+// where both have an entry; then C(i, j) = Z(i, j) where the mask allows (i, j), and elsewhere
+// C's old entry, or none with d.replace. The mask `m` (null: none) allows where it has an entry
+// (d.mask_structural) or a non-zero one, or the opposite with d.mask_complement; no mask allows
+// every position, or none with d.mask_complement (GraphBLAS's complemented null mask).
+template <class TC, class TM, class Accum>
+Csr<TC> host_write_matrix(const Csr<TC>& c, const Csr<TM>* m, const Accum& accum, const Csr<TC>& t,
+                          const Descriptor& d) {
+  auto cv = [&](Offset p) { return c.is_iso() ? c.iso_value : c.values[p]; };
+  auto tv = [&](Offset p) { return t.is_iso() ? t.iso_value : t.values[p]; };
+  // One row's entries, emit(col, value) in column order: a merge of C's, T's and the mask's row.
+  auto merge = [&](Index i, auto&& emit) {
+    Offset pc = c.row_ptr[i], pt = t.row_ptr[i], pm = m ? m->row_ptr[i] : 0;
+    const Offset ec = c.row_ptr[i + 1], et = t.row_ptr[i + 1], em = m ? m->row_ptr[i + 1] : 0;
+    while (pc < ec || pt < et) {
+      const Vid jc = pc < ec ? c.col_idx[pc] : std::numeric_limits<Vid>::max();
+      const Vid jt = pt < et ? t.col_idx[pt] : std::numeric_limits<Vid>::max();
+      const Vid j = std::min(jc, jt);
+      const bool hc = jc == j, ht = jt == j;
+      bool allowed = !d.mask_complement;  // no mask: every position, or none when complemented
+      if (m) {
+        while (pm < em && m->col_idx[pm] < j) ++pm;
+        const bool present = pm < em && m->col_idx[pm] == j &&
+                             (d.mask_structural || (m->is_iso() ? m->iso_value : m->values[pm]) != TM(0));
+        allowed = present != d.mask_complement;
+      }
+      if (allowed) {
+        if constexpr (host::util::has_accum_v<Accum>) {
+          if (hc && ht) emit(j, host::util::accumulate<TC>(accum, cv(pc), tv(pt)));
+          else if (hc) emit(j, cv(pc));
+          else emit(j, tv(pt));
+        } else if (ht) {
+          emit(j, tv(pt));
+        }
+      } else if (hc && !d.replace) {
+        emit(j, cv(pc));
+      }
+      pc += hc;
+      pt += ht;
+    }
+  };
+  return host_rows<TC>(
+      t.nrows, t.ncols,
+      [&](Index i) {
+        Offset k = 0;
+        merge(i, [&](Vid, const TC&) { ++k; });
+        return k;
+      },
+      [&](Index i, Vid* col, TC* val) {
+        merge(i, [&](Vid j, const TC& x) {
+          *col++ = j;
+          *val++ = x;
+        });
+      });
+}
+
+// C<mask, accum, d.replace> = T, the result of an operation named `name` (GraphBLAS's write):
+// without a mask (not complemented) or an accumulator C becomes T; else C, the mask and T are merged on the host
+// (host_write_matrix) and the result moved to `where`. on_gpu: T was computed on the GPU, so a
+// merge on the host counts as a host fallback (an operation that ran on host copies counted it).
+// A 0 x 0 C (default-constructed or moved-from) counts as an empty matrix of T's shape.
+template <class TC, class MaskArg, class Accum>
+void write_matrix(Matrix<TC>& C, const MaskArg& mask, const Accum& accum, const Descriptor& d, Matrix<TC>&& t,
+                  Backend where, const char* name, bool on_gpu) {
+  static_assert(is_matrix_mask<MaskArg>::value, "the mask of an operation into a matrix is a Matrix or no_mask");
+  if constexpr (std::is_same_v<MaskArg, NoMask> && !host::util::has_accum_v<Accum>) {
+    if (!d.mask_complement) {
+      C = std::move(t);
+      return;
+    }
+  }
+  {
+    const std::string what(name);
+    if constexpr (!std::is_same_v<MaskArg, NoMask>) {
+      if (mask.nrows() != t.nrows()) throw_dimension_mismatch((what + " mask rows").c_str(), t.nrows(), mask.nrows());
+      if (mask.ncols() != t.ncols())
+        throw_dimension_mismatch((what + " mask columns").c_str(), t.ncols(), mask.ncols());
+    }
+    const bool c_empty = C.nrows() == 0 && C.ncols() == 0;
+    if (!c_empty && C.nrows() != t.nrows())
+      throw_dimension_mismatch((what + " output rows").c_str(), t.nrows(), C.nrows());
+    if (!c_empty && C.ncols() != t.ncols())
+      throw_dimension_mismatch((what + " output columns").c_str(), t.ncols(), C.ncols());
+    Csr<TC> none;
+    if (c_empty) {
+      none.nrows = t.nrows();
+      none.ncols = t.ncols();
+      none.row_ptr = Array<Offset>(std::vector<Offset>(static_cast<std::size_t>(t.nrows()) + 1, 0), Backend::Host);
+    }
+    const Csr<TC>& c = c_empty ? none : C.csr(Backend::Host);
+    const auto* m = [&] {
+      if constexpr (std::is_same_v<MaskArg, NoMask>) return static_cast<const Csr<bool>*>(nullptr);
+      else return &mask.csr(Backend::Host);
+    }();
+    Matrix<TC> out = Matrix<TC>::from_valid_csr(host_write_matrix(c, m, accum, t.csr(Backend::Host), d));
+    if (where == Backend::Cuda && on_gpu) note_host_fallback();
+    if (where != Backend::Host) out.csr(where);
+    C = std::move(out);
+  }
+}
+
 }  // namespace detail
 
-template <class T, class Op, class Accum>
-void select(Matrix<T>& C, const NoMask&, const Accum&, const Op& op, const Matrix<T>& A, double thunk,
-            Backend where = Backend::Host) try {
-  static_assert(std::is_same_v<Accum, NoAccum>, "select into a matrix takes no accumulator");
+// C<mask, accum> = the entries of A where op(value, i, j, thunk) holds (GrB_Matrix_select): a
+// SelectOp (on the GPU in `where`) or any callable (on the host, the result moved to `where`).
+template <class T, class MaskArg, class Accum, class Op>
+void select(Matrix<T>& C, const MaskArg& mask, const Accum& accum, const Op& op, const Matrix<T>& A, double thunk,
+            const Descriptor& d, Backend where = Backend::Host) try {
   constexpr bool builtin = requires { Op::kind; };  // a SelectOp; else a user predicate
+  Matrix<T> result;
 #if GBCUDA_HAVE_CUDA
   if constexpr (builtin) {
     if (where == Backend::Cuda) {
-      C = Matrix<T>::from_valid_csr(detail::cuda::select_csr<T>(A.csr(Backend::Cuda), Op::kind, thunk));
+      result = Matrix<T>::from_valid_csr(detail::cuda::select_csr<T>(A.csr(Backend::Cuda), Op::kind, thunk));
+      detail::write_matrix(C, mask, accum, d, std::move(result), where, "select", true);
       return;
     }
   }
@@ -178,75 +292,70 @@ void select(Matrix<T>& C, const NoMask&, const Accum&, const Op& op, const Matri
     return bool(op(a.is_iso() ? a.iso_value : a.values[p], i, Index(a.col_idx[p]), thunk));
   };
   auto value = [&](Index, Offset p) { return a.is_iso() ? a.iso_value : a.values[p]; };
-  if constexpr (builtin) {
-    C = Matrix<T>::from_valid_csr(detail::host_compact<T>(a, keep, value));
-    (void)where;
-  } else {
-    detail::place_result(C, detail::host_compact<T>(a, keep, value), where);  // on the host, then to `where`
-  }
+  if constexpr (builtin) result = Matrix<T>::from_valid_csr(detail::host_compact<T>(a, keep, value));
+  else detail::place_result(result, detail::host_compact<T>(a, keep, value), where);  // on the host, then to `where`
+  detail::write_matrix(C, mask, accum, d, std::move(result), where, "select", false);
 } catch (const std::bad_alloc&) {
   detail::throw_out_of_memory_in("select");
 }
+template <class T, class MaskArg, class Accum, class Op>
+void select(Matrix<T>& C, const MaskArg& mask, const Accum& accum, const Op& op, const Matrix<T>& A, double thunk,
+            Backend where = Backend::Host) {
+  select(C, mask, accum, op, A, thunk, Descriptor{}, where);
+}
 
-// C<M, structural> = A * B (desc.transpose_b: A * B'), by one dot product per entry of M; C has
-// an entry where M has one and the product has at least one term. Semirings: any; on the GPU the
-// built-in ones (cuda_supports_semiring), user-defined ones on host copies.
-template <class TC, class TM, class Accum, class S, class TA, class TB>
-void mxm(Matrix<TC>& C, const Matrix<TM>& M, const Accum&, const S& s, const Matrix<TA>& A, const Matrix<TB>& B,
-         const Descriptor& d = {}, Backend where = Backend::Host) try {
-  static_assert(std::is_same_v<Accum, NoAccum>, "mxm into a matrix takes no accumulator");
-  static_assert(std::is_same_v<TC, typename S::value_type>, "C must have the semiring's value type");
-  if (!d.mask_structural || d.mask_complement)
-    throw Error(Status::NotImplemented, "mxm: only a structural, not complemented mask is offered (desc::S)");
-  if (d.transpose_a) throw Error(Status::NotImplemented, "mxm: transpose_a is not offered; transpose A yourself");
-  const Index inner_b = d.transpose_b ? B.ncols() : B.nrows();
-  const Index cols_b = d.transpose_b ? B.nrows() : B.ncols();
-  if (A.ncols() != inner_b) detail::throw_dimension_mismatch("mxm inner dimension", A.ncols(), inner_b);
-  if (M.nrows() != A.nrows()) detail::throw_dimension_mismatch("mxm mask rows", A.nrows(), M.nrows());
-  if (M.ncols() != cols_b) detail::throw_dimension_mismatch("mxm mask columns", cols_b, M.ncols());
-  const Matrix<TB>& Bt = d.transpose_b ? B : B.transpose();  // rows of B' = columns of B
+namespace detail {
+
+// T = (A * B) on the positions of M's entries (Bt: B's transpose, B' itself when d.transpose_b), by
+// one dot product per entry of M; T has an entry where M has one and the product has at least one
+// term. Semirings: any; on the GPU the built-in ones (cuda_supports_semiring), user-defined ones
+// on host copies.
+template <class TC, class TM, class S, class TA, class TB>
+Matrix<TC> mxm_on_mask(const Matrix<TM>& M, const S& s, const Matrix<TA>& A, const Matrix<TB>& Bt, Backend where,
+                       bool& on_gpu) {
+  on_gpu = false;
 #if GBCUDA_HAVE_CUDA
-  if constexpr (detail::cuda_supports_semiring<S, TA, TB>() && detail::is_value_type_v<TM>) {
+  if constexpr (cuda_supports_semiring<S, TA, TB>() && is_value_type_v<TM>) {
     if (where == Backend::Cuda) {
-      constexpr detail::cuda::SemiringCode code = detail::cuda::semiring_code<S>();
-      C = Matrix<TC>::from_valid_csr(detail::cuda::mxm_dot<TC>(detail::value_free(detail::view(M.csr(Backend::Cuda))),
-                                                               code, detail::typed(detail::view(A.csr(Backend::Cuda))),
-                                                               detail::typed(detail::view(Bt.csr(Backend::Cuda)))));
-      return;
+      on_gpu = true;
+      constexpr cuda::SemiringCode code = cuda::semiring_code<S>();
+      return Matrix<TC>::from_valid_csr(cuda::mxm_dot<TC>(value_free(view(M.csr(Backend::Cuda))), code,
+                                                          typed(view(A.csr(Backend::Cuda))),
+                                                          typed(view(Bt.csr(Backend::Cuda)))));
     }
   } else if (where == Backend::Cuda) {
-    detail::note_host_fallback();
+    note_host_fallback();
   }
 #endif
-  (void)where;
   const Csr<TM>& m = M.csr(Backend::Host);
   const Csr<TA>& a = A.csr(Backend::Host);
   const Csr<TB>& bt = Bt.csr(Backend::Host);
   // An Array, not a std::vector: std::vector<bool> packs values into shared words, which the
   // threads below would race on.
-  detail::Array<TC> vals(static_cast<std::size_t>(m.nvals()), Backend::Host);
+  Array<TC> vals(static_cast<std::size_t>(m.nvals()), Backend::Host);
   std::vector<std::uint8_t> has(static_cast<std::size_t>(m.nvals()));
 #pragma omp parallel for schedule(dynamic, 64)
   for (Index i = 0; i < m.nrows; ++i)
     for (Offset p = m.row_ptr[i]; p < m.row_ptr[i + 1]; ++p) {
       TC acc{};
-      has[std::size_t(p)] = detail::host_dot(s, a, i, bt, Index(m.col_idx[p]), acc) ? 1 : 0;
+      has[std::size_t(p)] = host_dot(s, a, i, bt, Index(m.col_idx[p]), acc) ? 1 : 0;
       vals[std::size_t(p)] = acc;
     }
-  C = Matrix<TC>::from_valid_csr(detail::host_compact<TC>(
+  Matrix<TC> t = Matrix<TC>::from_valid_csr(host_compact<TC>(
       m, [&](Index, Offset p) { return has[std::size_t(p)] != 0; },
       [&](Index, Offset p) { return vals[std::size_t(p)]; }));
-} catch (const std::bad_alloc&) {
-  detail::throw_out_of_memory_in("mxm");
+  if (where != Backend::Host) t.csr(where);
+  return t;
 }
+
+}  // namespace detail
 
 // C = op(A) (GrB_Matrix_apply): A's structure, each value mapped by a unary operator or a bound
 // binary one (bind_first / bind_second). In the backend `where`; on the GPU for the built-in
 // operators over A's type (cuda_supports_unary_op), else on host copies.
-template <class TC, class Accum, class Op, class TA>
-void apply(Matrix<TC>& C, const NoMask&, const Accum&, const Op& op, const Matrix<TA>& A,
-           Backend where = Backend::Host) try {
-  static_assert(std::is_same_v<Accum, NoAccum>, "apply into a matrix takes no accumulator");
+template <class TC, class MaskArg, class Accum, class Op, class TA>
+void apply(Matrix<TC>& C, const MaskArg& mask, const Accum& accum, const Op& op, const Matrix<TA>& A,
+           const Descriptor& d, Backend where = Backend::Host) try {
   static_assert(std::is_same_v<TC, typename Op::result_type>, "C must have the operator's result type");
   Backend b = where;
   if constexpr (!(GBCUDA_HAVE_CUDA && detail::cuda_supports_unary_op<Op, TA>() && std::is_same_v<TC, TA>)) {
@@ -282,9 +391,14 @@ void apply(Matrix<TC>& C, const NoMask&, const Accum&, const Op& op, const Matri
 #endif
   Matrix<TC> result = Matrix<TC>::from_valid_csr(std::move(c));
   if (where != b) result.csr(where);  // ran on host copies: the result is wanted in `where`
-  C = std::move(result);
+  detail::write_matrix(C, mask, accum, d, std::move(result), where, "apply", b == Backend::Cuda);
 } catch (const std::bad_alloc&) {
   detail::throw_out_of_memory_in("apply");
+}
+template <class TC, class MaskArg, class Accum, class Op, class TA>
+void apply(Matrix<TC>& C, const MaskArg& mask, const Accum& accum, const Op& op, const Matrix<TA>& A,
+           Backend where = Backend::Host) {
+  apply(C, mask, accum, op, A, Descriptor{}, where);
 }
 
 namespace detail {
@@ -331,47 +445,45 @@ Csr<TC> host_ewise_matrix(const Op& op, const Csr<TA>& a, const Csr<TB>& b, bool
       });
 }
 
-template <class TC, class Accum, class Op, class TA, class TB>
-void ewise_matrix(Matrix<TC>& C, const Op& op, const Matrix<TA>& A, const Matrix<TB>& B, const Descriptor& d,
-                  Backend where, bool add, const char* name) {
-  static_assert(std::is_same_v<Accum, NoAccum>, "an element-wise operation into a matrix takes no accumulator");
+template <class TC, class MaskArg, class Accum, class Op, class TA, class TB>
+void ewise_matrix(Matrix<TC>& C, const MaskArg& mask, const Accum& accum, const Op& op, const Matrix<TA>& A,
+                  const Matrix<TB>& B, const Descriptor& d, Backend where, bool add, const char* name) {
   const Matrix<TA>& a = d.transpose_a ? A.transpose() : A;
   const Matrix<TB>& b = d.transpose_b ? B.transpose() : B;
   if (a.nrows() != b.nrows()) throw_dimension_mismatch((std::string(name) + " rows").c_str(), a.nrows(), b.nrows());
   if (a.ncols() != b.ncols()) throw_dimension_mismatch((std::string(name) + " columns").c_str(), a.ncols(), b.ncols());
   // No GPU merge kernel yet: on the host, the result then moved to `where`.
-  place_result(C, host_ewise_matrix<TC>(op, a.csr(Backend::Host), b.csr(Backend::Host), add), where);
+  Matrix<TC> t;
+  place_result(t, host_ewise_matrix<TC>(op, a.csr(Backend::Host), b.csr(Backend::Host), add), where);
+  write_matrix(C, mask, accum, d, std::move(t), where, name, false);
 }
 
 }  // namespace detail
 
-// C = A * B over semiring s, without a mask (GrB_mxm with a null mask). desc.transpose_a /
-// transpose_b take A' / B'. Any semiring, positional ones too. No accumulator.
-// `where` = Cuda: PlusTimes over float or double with operands of that type (and stored values,
-// fewer than 2^31 entries each) is cuSPARSE's SpGEMM on the GPU; every other case runs on host
-// copies, the result in GPU memory (host_fallbacks() counts it), as does a descriptor that forces
-// a kernel. On the host: Gustavson's products, row i of C the sum over A(i, k) of
+namespace detail {
+
+// T = Am * Bm over semiring s, every entry (Am, Bm: A and B with the descriptor's transposes
+// taken). `where` = Cuda: PlusTimes over float or double with operands of that type (and stored
+// values, fewer than 2^31 entries each) is cuSPARSE's SpGEMM on the GPU; every other case runs on
+// host copies, the result in GPU memory (host_fallbacks() counts it), as does a descriptor that
+// forces a kernel. On the host: Gustavson's products, row i the sum over A(i, k) of
 // A(i, k) * B(k, :), accumulated in a dense row per thread (B's column count of values and marks).
-template <class TC, class Accum, class S, class TA, class TB>
-void mxm(Matrix<TC>& C, const NoMask&, const Accum&, const S& s, const Matrix<TA>& A, const Matrix<TB>& B,
-         const Descriptor& d = {}, Backend where = Backend::Host) try {
-  static_assert(std::is_same_v<Accum, NoAccum>, "mxm into a matrix takes no accumulator");
-  static_assert(std::is_same_v<TC, typename S::value_type>, "C must have the semiring's value type");
+template <class TC, class S, class TA, class TB>
+Matrix<TC> mxm_all(const S& s, const Matrix<TA>& Am, const Matrix<TB>& Bm, const Descriptor& d, Backend where,
+                   bool& on_gpu) {
   using Z = typename S::value_type;
-  const Matrix<TA>& Am = d.transpose_a ? A.transpose() : A;
-  const Matrix<TB>& Bm = d.transpose_b ? B.transpose() : B;
-  if (Am.ncols() != Bm.nrows()) detail::throw_dimension_mismatch("mxm inner dimension", Am.ncols(), Bm.nrows());
+  on_gpu = false;
 #if GBCUDA_HAVE_CUDA
   if constexpr (detail::cusparse_computes_v<S, TA, TB>) {
     constexpr Index int32_max = std::numeric_limits<std::int32_t>::max();
     detail::LibraryProductCase c;
     c.computes = !Am.is_iso() && !Bm.is_iso() && Am.nvals() <= int32_max && Bm.nvals() <= int32_max;
-    const detail::ProductPolicy p = detail::policy_for_call({}, d.direction, d.kernel, d.alpha, d.beta);
-    if (where == Backend::Cuda && detail::by_cusparse(p, c)) {
-      Csr<TC> out = detail::cuda::library_spgemm<Z>(detail::view(Am.csr(where)), detail::device_row_offsets32(Am),
-                                                    detail::view(Bm.csr(where)), detail::device_row_offsets32(Bm));
-      C = Matrix<TC>::from_valid_csr(std::move(out));
-      return;
+    const ProductPolicy p = policy_for_call({}, d.direction, d.kernel, d.alpha, d.beta);
+    if (where == Backend::Cuda && by_cusparse(p, c)) {
+      on_gpu = true;
+      Csr<TC> out = cuda::library_spgemm<Z>(view(Am.csr(where)), device_row_offsets32(Am), view(Bm.csr(where)),
+                                            device_row_offsets32(Bm));
+      return Matrix<TC>::from_valid_csr(std::move(out));
     }
   }
 #endif
@@ -436,43 +548,79 @@ void mxm(Matrix<TC>& C, const NoMask&, const Accum&, const S& s, const Matrix<TA
       *val++ = r.value[std::size_t(j)];
     }
   };
-  detail::place_result(C, detail::host_rows<TC>(Am.nrows(), n, count, fill), where);
+  Matrix<TC> t;
+  place_result(t, host_rows<TC>(Am.nrows(), n, count, fill), where);
+  return t;
+}
+
+}  // namespace detail
+
+// C<mask, accum> = A * B over semiring s (GrB_mxm); desc.transpose_a / transpose_b take A' / B'.
+// Any semiring, positional ones too. A mask that is not complemented has the product computed on
+// its entries' positions only (detail::mxm_on_mask, a dot product each); without one, or with a
+// complemented one, every entry (detail::mxm_all). Masks, accumulators and desc.replace as
+// GraphBLAS (detail::write_matrix).
+template <class TC, class MaskArg, class Accum, class S, class TA, class TB>
+void mxm(Matrix<TC>& C, const MaskArg& mask, const Accum& accum, const S& s, const Matrix<TA>& A, const Matrix<TB>& B,
+         const Descriptor& d = {}, Backend where = Backend::Host) try {
+  static_assert(std::is_same_v<TC, typename S::value_type>, "C must have the semiring's value type");
+  const Matrix<TA>& Am = d.transpose_a ? A.transpose() : A;
+  const Index inner_b = d.transpose_b ? B.ncols() : B.nrows();
+  const Index cols_b = d.transpose_b ? B.nrows() : B.ncols();
+  if (Am.ncols() != inner_b) detail::throw_dimension_mismatch("mxm inner dimension", Am.ncols(), inner_b);
+  Matrix<TC> t;
+  bool on_mask = false, on_gpu = false;
+  if constexpr (!std::is_same_v<MaskArg, NoMask>) {
+    if (mask.nrows() != Am.nrows()) detail::throw_dimension_mismatch("mxm mask rows", Am.nrows(), mask.nrows());
+    if (mask.ncols() != cols_b) detail::throw_dimension_mismatch("mxm mask columns", cols_b, mask.ncols());
+    on_mask = !d.mask_complement;
+    if (on_mask) t = detail::mxm_on_mask<TC>(mask, s, Am, d.transpose_b ? B : B.transpose(), where, on_gpu);
+    // T lies within a structural mask, so with nothing of C to keep or accumulate into, C = T (in
+    // `where`, no merge on the host): triangle counting's C<L> = L * L'.
+    const bool c_fits = (C.nrows() == 0 && C.ncols() == 0) || (C.nrows() == t.nrows() && C.ncols() == t.ncols());
+    if (on_mask && d.mask_structural && !detail::host::util::has_accum_v<Accum> && c_fits &&
+        (d.replace || C.nvals() == 0)) {
+      C = std::move(t);
+      return;
+    }
+  }
+  if (!on_mask) t = detail::mxm_all<TC>(s, Am, d.transpose_b ? B.transpose() : B, d, where, on_gpu);
+  detail::write_matrix(C, mask, accum, d, std::move(t), where, "mxm", on_gpu);
 } catch (const std::bad_alloc&) {
   detail::throw_out_of_memory_in("mxm");
 }
 
 // C = A (+) B (GrB_Matrix_eWiseAdd_BinaryOp): the union of A's and B's patterns; op(a, b) where
 // both have an entry, else the one value (cast to C's type). desc.transpose_a / transpose_b take
-// A' / B'. No mask or accumulator (compile-time errors). Computed on the host: with `where` =
+// A' / B'. Computed on the host: with `where` =
 // Cuda on host copies (host_fallbacks() counts it), the result then in GPU memory.
-template <class TC, class Accum, class Op, class TA, class TB>
-void ewise_add(Matrix<TC>& C, const NoMask&, const Accum&, const Op& op, const Matrix<TA>& A, const Matrix<TB>& B,
-               const Descriptor& d = {}, Backend where = Backend::Host) try {
-  detail::ewise_matrix<TC, Accum>(C, op, A, B, d, where, true, "ewise_add");
+template <class TC, class MaskArg, class Accum, class Op, class TA, class TB>
+void ewise_add(Matrix<TC>& C, const MaskArg& mask, const Accum& accum, const Op& op, const Matrix<TA>& A,
+               const Matrix<TB>& B, const Descriptor& d = {}, Backend where = Backend::Host) try {
+  detail::ewise_matrix<TC>(C, mask, accum, op, A, B, d, where, true, "ewise_add");
 } catch (const std::bad_alloc&) {
   detail::throw_out_of_memory_in("ewise_add");
 }
 
 // C = A (x) B (GrB_Matrix_eWiseMult_BinaryOp): the intersection of the patterns, op(a, b); as
 // ewise_add otherwise.
-template <class TC, class Accum, class Op, class TA, class TB>
-void ewise_mult(Matrix<TC>& C, const NoMask&, const Accum&, const Op& op, const Matrix<TA>& A, const Matrix<TB>& B,
-                const Descriptor& d = {}, Backend where = Backend::Host) try {
-  detail::ewise_matrix<TC, Accum>(C, op, A, B, d, where, false, "ewise_mult");
+template <class TC, class MaskArg, class Accum, class Op, class TA, class TB>
+void ewise_mult(Matrix<TC>& C, const MaskArg& mask, const Accum& accum, const Op& op, const Matrix<TA>& A,
+                const Matrix<TB>& B, const Descriptor& d = {}, Backend where = Backend::Host) try {
+  detail::ewise_matrix<TC>(C, mask, accum, op, A, B, d, where, false, "ewise_mult");
 } catch (const std::bad_alloc&) {
   detail::throw_out_of_memory_in("ewise_mult");
 }
 
 // C = A' (GrB_transpose; desc.transpose_a: C = A), in the backend `where` (the GPU transposes
-// there). A Matrix caches its transpose, so C shares that storage. No mask or accumulator.
-template <class T, class Accum>
-void transpose(Matrix<T>& C, const NoMask&, const Accum&, const Matrix<T>& A, const Descriptor& d = {},
+// there). A Matrix caches its transpose, so without a mask or an accumulator C shares that storage.
+template <class T, class MaskArg, class Accum>
+void transpose(Matrix<T>& C, const MaskArg& mask, const Accum& accum, const Matrix<T>& A, const Descriptor& d = {},
                Backend where = Backend::Host) try {
-  static_assert(std::is_same_v<Accum, NoAccum>, "transpose into a matrix takes no accumulator");
   if (!d.transpose_a) A.csr(where);  // the transpose is computed where A's copy is
   Matrix<T> result = d.transpose_a ? A : A.transpose();
   result.csr(where);
-  C = std::move(result);
+  detail::write_matrix(C, mask, accum, d, std::move(result), where, "transpose", where == Backend::Cuda);
 } catch (const std::bad_alloc&) {
   detail::throw_out_of_memory_in("transpose");
 }
@@ -491,11 +639,10 @@ inline void check_indices(std::span<const Index> idx, Index n, const char* what)
 // C = A(I, J) (GrB_Matrix_extract; desc.transpose_a: from A'): C(r, s) = A(I[r], J[s]) where that
 // entry exists. I and J may repeat and be in any order (a repeated index repeats its row or
 // column); an index outside A is Error(InvalidIndex). On the host; `where` = Cuda: host copies,
-// the result in GPU memory (host_fallbacks() counts it). No mask or accumulator.
-template <class T, class Accum>
-void extract(Matrix<T>& C, const NoMask&, const Accum&, const Matrix<T>& A, std::span<const Index> I,
+// the result in GPU memory (host_fallbacks() counts it).
+template <class T, class MaskArg, class Accum>
+void extract(Matrix<T>& C, const MaskArg& mask, const Accum& accum, const Matrix<T>& A, std::span<const Index> I,
              std::span<const Index> J, const Descriptor& d = {}, Backend where = Backend::Host) try {
-  static_assert(std::is_same_v<Accum, NoAccum>, "extract into a matrix takes no accumulator");
   const Matrix<T>& src = d.transpose_a ? A.transpose() : A;
   detail::check_indices(I, src.nrows(), "extract: row index");
   detail::check_indices(J, src.ncols(), "extract: column index");
@@ -529,17 +676,18 @@ void extract(Matrix<T>& C, const NoMask&, const Accum&, const Matrix<T>& A, std:
       val[k] = row[k].second;
     }
   };
-  detail::place_result(C, detail::host_rows<T>(Index(I.size()), Index(J.size()), count, fill), where);
+  Matrix<T> t;
+  detail::place_result(t, detail::host_rows<T>(Index(I.size()), Index(J.size()), count, fill), where);
+  detail::write_matrix(C, mask, accum, d, std::move(t), where, "extract", false);
 } catch (const std::bad_alloc&) {
   detail::throw_out_of_memory_in("extract");
 }
 
 // C = kron(A, B) (GrB_Matrix_kronecker_BinaryOp): C(i * mb + k, j * nb + l) = op(A(i, j), B(k, l))
 // for every entry pair, B being mb x nb; cast to C's type. On the host (GPU as for extract).
-template <class TC, class Accum, class Op, class TA, class TB>
-void kronecker(Matrix<TC>& C, const NoMask&, const Accum&, const Op& op, const Matrix<TA>& A, const Matrix<TB>& B,
-               Backend where = Backend::Host) try {
-  static_assert(std::is_same_v<Accum, NoAccum>, "kronecker into a matrix takes no accumulator");
+template <class TC, class MaskArg, class Accum, class Op, class TA, class TB>
+void kronecker(Matrix<TC>& C, const MaskArg& mask, const Accum& accum, const Op& op, const Matrix<TA>& A,
+               const Matrix<TB>& B, const Descriptor& d, Backend where = Backend::Host) try {
   const Index mb = B.nrows(), nb = B.ncols();
   const double rows = double(A.nrows()) * double(mb), cols = double(A.ncols()) * double(nb);
   if (rows > double(std::numeric_limits<Vid>::max()) || cols > double(std::numeric_limits<Vid>::max()))
@@ -560,15 +708,21 @@ void kronecker(Matrix<TC>& C, const NoMask&, const Accum&, const Op& op, const M
         *val++ = cast_to<TC>(op(av(p), bv(q)));
       }
   };
-  if (mb == 0 || A.nrows() == 0) {
-    Csr<TC> empty = detail::host_rows<TC>(
-        Index(rows), Index(cols), [](Index) { return Offset(0); }, [](Index, Vid*, TC*) {});
-    detail::place_result(C, std::move(empty), where);
-    return;
-  }
-  detail::place_result(C, detail::host_rows<TC>(Index(rows), Index(cols), count, fill), where);
+  Matrix<TC> t;
+  if (mb == 0 || A.nrows() == 0)
+    detail::place_result(t,
+                         detail::host_rows<TC>(
+                             Index(rows), Index(cols), [](Index) { return Offset(0); }, [](Index, Vid*, TC*) {}),
+                         where);
+  else detail::place_result(t, detail::host_rows<TC>(Index(rows), Index(cols), count, fill), where);
+  detail::write_matrix(C, mask, accum, d, std::move(t), where, "kronecker", false);
 } catch (const std::bad_alloc&) {
   detail::throw_out_of_memory_in("kronecker");
+}
+template <class TC, class MaskArg, class Accum, class Op, class TA, class TB>
+void kronecker(Matrix<TC>& C, const MaskArg& mask, const Accum& accum, const Op& op, const Matrix<TA>& A,
+               const Matrix<TB>& B, Backend where = Backend::Host) {
+  kronecker(C, mask, accum, op, A, B, Descriptor{}, where);
 }
 
 // C = a square matrix with v's entries on diagonal k (GrB_Matrix_diag): C(i, i + k) = v(i) for

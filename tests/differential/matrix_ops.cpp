@@ -20,12 +20,13 @@ void mxm_with(Case& c, Sr k, bool tb, bool alias_c) {
   MatrixInput<T> B = tb ? make_matrix<T>(c, "B'", n, inner) : make_matrix<T>(c, "B", inner, n);
   MatrixInput<TM> M = make_matrix<TM>(c, "M", m, n);
   Descriptor d = tb ? gbcuda::desc::ST1 : gbcuda::desc::S;
+  d.replace = true;  // as GraphBLAS's below: an output aliased to A loses A's entries outside M
 
   GMat gA = grb_of(A.coo), gB = grb_of(B.coo), gM = grb_of(M.coo);
   GMat gC;
   OPS_GRB(GrB_Matrix_new(&gC.m, Grb<T>::type(), GrB_Index(m), GrB_Index(n)));
-  // The output aliased to A: GraphBLAS's C is A's copy, written in place. gbcuda's matrix outputs
-  // are replaced by the result (docs/api.md): GraphBLAS's replace descriptor.
+  // The output aliased to A: GraphBLAS's C is A's copy, written in place, as gbcuda's; else an
+  // empty output (gbcuda's 0 x 0 is an empty one of the product's shape).
   GrB_Matrix out = alias_c ? gA.m : gC.m;
   // With an inner dimension of 0 there are no terms: C is empty. (SuiteSparse:GraphBLAS 7.4.0
   // loops forever on such a product, so it is not asked.)
@@ -34,7 +35,7 @@ void mxm_with(Case& c, Sr k, bool tb, bool alias_c) {
     grb_ok(c, GrB_mxm(out, gM.m, GrB_NULL, grb_sr<T>(k), gA.m, gB.m, grb_product_desc(true, true, false, false, tb)),
            "mxm");
 
-  Matrix<T> C = alias_c ? Matrix<T>() : Matrix<T>::from_coo(1, 1, std::vector<Index>{0}, std::vector<Index>{0});
+  Matrix<T> C;
   Matrix<T>& target = alias_c ? A.a : C;
   with_semiring<T>(k, [&](const auto& s) { gbcuda::mxm(target, M.a, gbcuda::no_accum, s, A.a, B.a, d, c.b); });
   compare_matrix(c, target, out);
