@@ -240,6 +240,80 @@ TEST_P(MatrixOps, MasksAndAccumulatorsOnMatrixOutputsMatchGraphBLAS) {
   EXPECT_THROW(gbcuda::ewise_add(C, W, gbcuda::no_accum, gbcuda::Plus<double>{}, A, B, {}, b()), gbcuda::Error);
 }
 
+// C<M>(I, J) = accum(C(I, J), A or x) against GrB_Matrix_assign and GrB_Matrix_assign_FP64:
+// index lists out of order, every combination of replace, structural, complement and A', without
+// an accumulator and with PLUS.
+TEST_P(MatrixOps, AssignMatchesGraphBLAS) {
+  Rng rng(91);
+  const Index n = 45, m = 38, ni = 20, nj = 17;
+  const Coo<double> cc = random_matrix<double>(rng, n, m, 6.0), ca = random_matrix<double>(rng, ni, nj, 5.0);
+  const Coo<double> cat = random_matrix<double>(rng, nj, ni, 5.0);
+  Coo<double> cm = random_matrix<double>(rng, n, m, 18.0);
+  std::uniform_int_distribution<int> pick(0, 2);
+  for (double& x : cm.vals) x = pick(rng) == 0 ? 0.0 : 1.0;
+  const Matrix<double> C0 = gb_matrix(cc), A = gb_matrix(ca), At = gb_matrix(cat), M = gb_matrix(cm);
+  const GMat gC0 = grb_matrix(cc), gA = grb_matrix(ca), gAt = grb_matrix(cat), gM = grb_matrix(cm);
+  std::vector<Index> I, J;
+  for (Index r = 0; r < ni; ++r) I.push_back((r * 7 + 5) % n);   // distinct: 7 and 45 are coprime
+  for (Index s = 0; s < nj; ++s) J.push_back((s * 11 + 2) % m);  // distinct: 11 and 38 are coprime
+  const std::vector<GrB_Index> gI(I.begin(), I.end()), gJ(J.begin(), J.end());
+  for (int flags = 0; flags < 16; ++flags) {
+    gbcuda::Descriptor d;
+    d.replace = flags & 1;
+    d.mask_structural = flags & 2;
+    d.mask_complement = flags & 4;
+    d.transpose_a = flags & 8;
+    const GrB_Descriptor gd = grb_desc(d.replace, d.mask_structural, d.mask_complement, d.transpose_a, false);
+    for (const bool plus : {false, true}) {
+      for (const bool masked : {false, true}) {
+        SCOPED_TRACE(std::string(plus ? "plus" : "no accum") + (masked ? ", masked" : ", no mask") +
+                     (d.replace ? ", replace" : "") + (d.mask_structural ? ", structural" : "") +
+                     (d.mask_complement ? ", complement" : "") + (d.transpose_a ? ", A'" : ""));
+        const Matrix<double>& src = d.transpose_a ? At : A;
+        const GMat& gsrc = d.transpose_a ? gAt : gA;
+        auto ours = [&](auto&& call) {
+          Matrix<double> C = C0;
+          if (plus) call(C, gbcuda::Plus<double>{});
+          else call(C, gbcuda::no_accum);
+          return entries_of(C);
+        };
+        auto theirs = [&](auto&& call) {
+          GMat g;
+          OPS_GRB(GrB_Matrix_dup(&g.m, gC0.m));
+          OPS_GRB(call(g.m, masked ? gM.m : GrB_Matrix(GrB_NULL), plus ? GrB_PLUS_FP64 : GrB_BinaryOp(GrB_NULL)));
+          return entries_of<double>(g.m);
+        };
+        const auto got = ours([&](Matrix<double>& C, const auto& acc) {
+          if (masked) gbcuda::assign(C, M, acc, src, I, J, d, b());
+          else gbcuda::assign(C, gbcuda::no_mask, acc, src, I, J, d, b());
+        });
+        const auto want = theirs([&](GrB_Matrix g, GrB_Matrix gm, GrB_BinaryOp gacc) {
+          return GrB_Matrix_assign(g, gm, gacc, gsrc.m, gI.data(), ni, gJ.data(), nj, gd);
+        });
+        EXPECT_EQ(got, want) << "matrix";
+        if (d.transpose_a) continue;
+        const auto got_x = ours([&](Matrix<double>& C, const auto& acc) {
+          if (masked) gbcuda::assign(C, M, acc, 2.5, I, J, d, b());
+          else gbcuda::assign(C, gbcuda::no_mask, acc, 2.5, I, J, d, b());
+        });
+        const auto want_x = theirs([&](GrB_Matrix g, GrB_Matrix gm, GrB_BinaryOp gacc) {
+          return GrB_Matrix_assign_FP64(g, gm, gacc, 2.5, gI.data(), ni, gJ.data(), nj, gd);
+        });
+        EXPECT_EQ(got_x, want_x) << "scalar";
+      }
+    }
+  }
+  Matrix<double> C = C0;
+  std::vector<Index> twice = I;
+  twice[3] = twice[4];
+  EXPECT_THROW(gbcuda::assign(C, gbcuda::no_mask, gbcuda::no_accum, A, twice, J, {}, b()), gbcuda::Error);
+  std::vector<Index> outside = J;
+  outside[0] = m;
+  EXPECT_THROW(gbcuda::assign(C, gbcuda::no_mask, gbcuda::no_accum, A, I, outside, {}, b()), gbcuda::Error);
+  EXPECT_THROW(gbcuda::assign(C, gbcuda::no_mask, gbcuda::no_accum, At, I, J, {}, b()), gbcuda::Error);  // 17 x 20
+  EXPECT_EQ(entries_of(C), entries_of(C0)) << "a refused assign changed C";
+}
+
 TEST_P(MatrixOps, ReduceMatchesGraphBLAS) {
   Rng rng(8);
   const Coo<double> coo = random_matrix<double>(rng, 400, 300, 5.0);

@@ -19,6 +19,8 @@
 //                                                     (GrB_Matrix_eWiseMult_BinaryOp)
 //   transpose(C, mask, accum, A, desc)                ... A' (GrB_transpose)
 //   extract(C, mask, accum, A, I, J, desc)            ... A(I, J) (GrB_Matrix_extract)
+//   assign(C, mask, accum, A or x, I, J, desc)        C<mask>(I, J) = accum(C(I, J), A or x)
+//                                                     (GrB_Matrix_assign, GrB_Matrix_assign_<T>)
 //   kronecker(C, mask, accum, op, A, B[, desc])       ... kron(A, B) (GrB_Matrix_kronecker_BinaryOp)
 //   diag(C, v, k)                                     C = v on diagonal k (GrB_Matrix_diag)
 //   resize(A, nrows, ncols), resize(u, n)             new sizes, the entries outside dropped
@@ -681,6 +683,132 @@ void extract(Matrix<T>& C, const MaskArg& mask, const Accum& accum, const Matrix
   detail::write_matrix(C, mask, accum, d, std::move(t), where, "extract", false);
 } catch (const std::bad_alloc&) {
   detail::throw_out_of_memory_in("extract");
+}
+
+namespace detail {
+
+// Where each of n indices sits in an assign's index list (-1: not listed); a listed index outside
+// [0, n) or listed twice is Error(InvalidIndex), as GraphBLAS leaves duplicates undefined.
+inline std::vector<Index> assign_positions(std::span<const Index> idx, Index n, const char* what) {
+  check_indices(idx, n, what);
+  std::vector<Index> at(static_cast<std::size_t>(n), -1);
+  for (std::size_t k = 0; k < idx.size(); ++k) {
+    Index& p = at[std::size_t(idx[k])];
+    if (p >= 0)
+      throw Error(Status::InvalidIndex, std::string(what) + " " + std::to_string(idx[k]) + " is listed twice");
+    p = Index(k);
+  }
+  return at;
+}
+
+// Z of GrB_Matrix_assign: C with its region (I, J) replaced by the region's source (accumulated
+// into C's entries there with accum), in host memory. region(r, emit) emits (s, value) for row r
+// of the source, in any order (s: a position in J).
+template <class T, class Accum, class Region>
+Csr<T> host_assign_z(const Csr<T>& c, std::span<const Index> I, std::span<const Index> J, const Accum& accum,
+                     const Region& region) {
+  const std::vector<Index> row_at = assign_positions(I, c.nrows, "assign: row index");
+  const std::vector<Index> col_at = assign_positions(J, c.ncols, "assign: column index");
+  auto cv = [&](Offset p) { return c.is_iso() ? c.iso_value : c.values[p]; };
+  auto row = [&](Index i, std::vector<std::pair<Vid, T>>& out) {
+    out.clear();
+    const Index r = row_at[std::size_t(i)];
+    if (r < 0) {
+      for (Offset p = c.row_ptr[i]; p < c.row_ptr[i + 1]; ++p) out.emplace_back(c.col_idx[p], cv(p));
+      return;
+    }
+    region(r, [&](Index s, const T& x) { out.emplace_back(Vid(J[std::size_t(s)]), x); });
+    std::sort(out.begin(), out.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    const std::size_t from_source = out.size();
+    for (Offset p = c.row_ptr[i]; p < c.row_ptr[i + 1]; ++p) {
+      const Vid j = c.col_idx[p];
+      if (col_at[std::size_t(j)] < 0) {
+        out.emplace_back(j, cv(p));  // outside the region: kept
+      } else if constexpr (host::util::has_accum_v<Accum>) {
+        auto it = std::lower_bound(out.begin(), out.begin() + std::ptrdiff_t(from_source), j,
+                                   [](const auto& e, Vid k) { return e.first < k; });
+        if (it != out.begin() + std::ptrdiff_t(from_source) && it->first == j)
+          it->second = host::util::accumulate<T>(accum, cv(p), it->second);
+        else out.emplace_back(j, cv(p));  // accumulated into nothing: kept
+      }                                   // else the source replaces the region: C's entry there is gone
+    }
+    std::sort(out.begin(), out.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  };
+  std::vector<std::vector<std::pair<Vid, T>>> scratch(
+#if defined(_OPENMP)
+      static_cast<std::size_t>(omp_get_max_threads())
+#else
+      1
+#endif
+  );
+  auto mine = [&]() -> std::vector<std::pair<Vid, T>>& {
+#if defined(_OPENMP)
+    return scratch[static_cast<std::size_t>(omp_get_thread_num())];
+#else
+    return scratch[0];
+#endif
+  };
+  return host_rows<T>(
+      c.nrows, c.ncols,
+      [&](Index i) {
+        row(i, mine());
+        return Offset(mine().size());
+      },
+      [&](Index i, Vid* col, T* val) {
+        row(i, mine());
+        for (const auto& [j, x] : mine()) *col++ = j, *val++ = x;
+      });
+}
+
+template <class T, class MaskArg, class Accum, class Region>
+void assign_matrix(Matrix<T>& C, const MaskArg& mask, const Accum& accum, std::span<const Index> I,
+                   std::span<const Index> J, const Region& region, const Descriptor& d, Backend where) {
+  static_assert(is_matrix_mask<MaskArg>::value, "the mask of an assign into a matrix is a Matrix or no_mask");
+  Matrix<T> z;
+  place_result(z, host_assign_z(C.csr(Backend::Host), I, J, accum, region), where);
+  write_matrix(C, mask, NoAccum{}, d, std::move(z), where, "assign", false);
+}
+
+}  // namespace detail
+
+// C<mask>(I, J) = accum(C(I, J), A) (GrB_Matrix_assign; desc.transpose_a: A' is assigned): A is
+// |I| x |J|, its entry (r, s) goes to C(I[r], J[s]); without an accumulator C's entries in the
+// region (I, J) that A does not have are deleted. The mask is C's shape and applies to all of C
+// (GrB_assign, not GxB_subassign): where it does not allow, C keeps its entries (none with
+// desc.replace). I and J list distinct indices of C, in any order (else Error(InvalidIndex)); pass
+// every index for GrB_ALL. On the host; `where` = Cuda: host copies, the result in GPU memory
+// (host_fallbacks() counts it).
+template <class T, class MaskArg, class Accum>
+void assign(Matrix<T>& C, const MaskArg& mask, const Accum& accum, const Matrix<T>& A, std::span<const Index> I,
+            std::span<const Index> J, const Descriptor& d = {}, Backend where = Backend::Host) try {
+  const Matrix<T>& src = d.transpose_a ? A.transpose() : A;
+  if (src.nrows() != Index(I.size())) detail::throw_dimension_mismatch("assign rows", Index(I.size()), src.nrows());
+  if (src.ncols() != Index(J.size())) detail::throw_dimension_mismatch("assign columns", Index(J.size()), src.ncols());
+  const Csr<T>& a = src.csr(Backend::Host);
+  detail::assign_matrix(
+      C, mask, accum, I, J,
+      [&](Index r, auto&& emit) {
+        for (Offset p = a.row_ptr[r]; p < a.row_ptr[r + 1]; ++p)
+          emit(Index(a.col_idx[p]), a.is_iso() ? a.iso_value : a.values[p]);
+      },
+      d, where);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("assign");
+}
+
+// C<mask>(I, J) = accum(C(I, J), x) (GrB_Matrix_assign_<T>): every position of the region (I, J)
+// gets x; otherwise as the assign of a matrix.
+template <class T, class MaskArg, class Accum>
+void assign(Matrix<T>& C, const MaskArg& mask, const Accum& accum, const T& x, std::span<const Index> I,
+            std::span<const Index> J, const Descriptor& d = {}, Backend where = Backend::Host) try {
+  detail::assign_matrix(
+      C, mask, accum, I, J,
+      [&](Index, auto&& emit) {
+        for (std::size_t s = 0; s < J.size(); ++s) emit(Index(s), x);
+      },
+      d, where);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("assign");
 }
 
 // C = kron(A, B) (GrB_Matrix_kronecker_BinaryOp): C(i * mb + k, j * nb + l) = op(A(i, j), B(k, l))
