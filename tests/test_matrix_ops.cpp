@@ -314,6 +314,55 @@ TEST_P(MatrixOps, AssignMatchesGraphBLAS) {
   EXPECT_EQ(entries_of(C), entries_of(C0)) << "a refused assign changed C";
 }
 
+// apply with an index-unary operator: RowIndex, ColIndex and DiagIndex against GraphBLAS's
+// GrB_ROWINDEX/COLINDEX/DIAGINDEX_INT64 (into an int64 C of its own entries, through a mask, with
+// and without an accumulator, A transposed or not), and a user callable.
+TEST_P(MatrixOps, ApplyWithAnIndexUnaryOperatorMatchesGraphBLAS) {
+  Rng rng(97);
+  const Index n = 35, m = 42;
+  const Coo<double> ca = random_matrix<double>(rng, n, m, 6.0), cat = random_matrix<double>(rng, m, n, 6.0);
+  const Coo<std::int64_t> cc = random_matrix<std::int64_t>(rng, n, m, 4.0);
+  Coo<double> cm = random_matrix<double>(rng, n, m, 15.0);
+  for (double& x : cm.vals) x = x > 0 ? 1.0 : 0.0;
+  const Matrix<double> A = gb_matrix(ca), At = gb_matrix(cat), M = gb_matrix(cm);
+  const Matrix<std::int64_t> C0 = gb_matrix(cc);
+  const GMat gA = grb_matrix(ca), gAt = grb_matrix(cat), gM = grb_matrix(cm), gC0 = grb_matrix(cc);
+  auto run = [&](const auto& op, GrB_IndexUnaryOp gop, const char* name) {
+    for (int flags = 0; flags < 8; ++flags) {
+      gbcuda::Descriptor d;
+      d.replace = flags & 1;
+      d.mask_complement = flags & 2;
+      d.transpose_a = flags & 4;
+      const GrB_Descriptor gd = grb_desc(d.replace, false, d.mask_complement, d.transpose_a, false);
+      for (const bool plus : {false, true}) {
+        SCOPED_TRACE(std::string(name) + (plus ? ", plus" : "") + (d.replace ? ", replace" : "") +
+                     (d.mask_complement ? ", complement" : "") + (d.transpose_a ? ", A'" : ""));
+        const Matrix<double>& src = d.transpose_a ? At : A;
+        Matrix<std::int64_t> C = C0;
+        if (plus) gbcuda::apply(C, M, gbcuda::Plus<std::int64_t>{}, op, src, 3.0, d, b());
+        else gbcuda::apply(C, M, gbcuda::no_accum, op, src, 3.0, d, b());
+        GMat g;
+        OPS_GRB(GrB_Matrix_dup(&g.m, gC0.m));
+        OPS_GRB(GrB_Matrix_apply_IndexOp_INT64(g.m, gM.m, plus ? GrB_PLUS_INT64 : GrB_BinaryOp(GrB_NULL), gop,
+                                               (d.transpose_a ? gAt : gA).m, 3, gd));
+        EXPECT_EQ(entries_of(C), entries_of<std::int64_t>(g.m));
+      }
+    }
+  };
+  run(gbcuda::RowIndex{}, GrB_ROWINDEX_INT64, "rowindex");
+  run(gbcuda::ColIndex{}, GrB_COLINDEX_INT64, "colindex");
+  run(gbcuda::DiagIndex{}, GrB_DIAGINDEX_INT64, "diagindex");
+  // A user callable, no mask: A's structure, each value from its position and value.
+  Matrix<double> U;
+  gbcuda::apply(
+      U, gbcuda::no_mask, gbcuda::no_accum,
+      [](double x, gbcuda::Index i, gbcuda::Index j, double y) { return x * y + double(i) - double(j); }, A, 0.5, {},
+      b());
+  Entries<double> want;
+  for (const auto& [ij, x] : entries_of(A)) want[ij] = x * 0.5 + double(ij.first) - double(ij.second);
+  EXPECT_EQ(entries_of(U), want);
+}
+
 TEST_P(MatrixOps, ReduceMatchesGraphBLAS) {
   Rng rng(8);
   const Coo<double> coo = random_matrix<double>(rng, 400, 300, 5.0);

@@ -13,6 +13,8 @@
 //   reduce(w, mask, accum, binary_op, A, desc)        the same with PLUS, TIMES, MIN, MAX, LOR or LAND
 //                                                     (GrB_Matrix_reduce_BinaryOp)
 //   apply(C, mask, accum, op, A[, desc])              C<mask> = accum(C, op(A)) (GrB_Matrix_apply)
+//   apply(C, mask, accum, op, A, y[, desc])           ... op(A(i, j), i, j, y): an index-unary
+//                                                     operator (GrB_Matrix_apply_IndexOp_<T>)
 //   ewise_add(C, mask, accum, op, A, B, desc)         ... A (+) B, the union of the patterns
 //                                                     (GrB_Matrix_eWiseAdd_BinaryOp)
 //   ewise_mult(C, mask, accum, op, A, B, desc)        ... A (x) B, the intersection
@@ -401,6 +403,35 @@ template <class TC, class MaskArg, class Accum, class Op, class TA>
 void apply(Matrix<TC>& C, const MaskArg& mask, const Accum& accum, const Op& op, const Matrix<TA>& A,
            Backend where = Backend::Host) {
   apply(C, mask, accum, op, A, Descriptor{}, where);
+}
+
+// C<mask> = accum(C, op(A, y)) with an index-unary operator (GrB_Matrix_apply_IndexOp_<T>): A's
+// structure, entry A(i, j) = x becoming op(x, i, j, y) cast to C's type; op is RowIndex,
+// ColIndex, DiagIndex or any callable (x, i, j, y). On the host; `where` = Cuda: host copies, the
+// result in GPU memory (host_fallbacks() counts it).
+template <class TC, class MaskArg, class Accum, class Op, class TA>
+requires std::is_invocable_v<const Op&, const TA&, Index, Index, double>
+void apply(Matrix<TC>& C, const MaskArg& mask, const Accum& accum, const Op& op, const Matrix<TA>& A, double y,
+           const Descriptor& d = {}, Backend where = Backend::Host) try {
+  const Matrix<TA>& src = d.transpose_a ? A.transpose() : A;
+  const Csr<TA>& a = src.csr(Backend::Host);
+  detail::Array<TC> values(static_cast<std::size_t>(a.nvals()), Backend::Host);
+  TC* out = values.data();
+#pragma omp parallel for schedule(dynamic, 256)
+  for (Index i = 0; i < a.nrows; ++i)
+    for (Offset p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p)
+      out[p] = cast_to<TC>(op(a.is_iso() ? a.iso_value : a.values[p], i, Index(a.col_idx[p]), y));
+  Csr<TC> c;
+  c.nrows = a.nrows;
+  c.ncols = a.ncols;
+  c.row_ptr = a.row_ptr.clone(Backend::Host);
+  c.col_idx = a.col_idx.clone(Backend::Host);
+  c.values = std::move(values);
+  Matrix<TC> t;
+  detail::place_result(t, std::move(c), where);
+  detail::write_matrix(C, mask, accum, d, std::move(t), where, "apply", false);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("apply");
 }
 
 namespace detail {

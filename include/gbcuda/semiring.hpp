@@ -404,6 +404,28 @@ using ValueGe = SelectOp<SelectKind::ValueGe>;
 using ValueLt = SelectOp<SelectKind::ValueLt>;
 using ValueLe = SelectOp<SelectKind::ValueLe>;
 
+// Positional index-unary operators for apply(C, mask, accum, op, A, y, ...) (GrB_apply with
+// GrB_ROWINDEX_INT64, GrB_COLINDEX_INT64, GrB_DIAGINDEX_INT64): of entry A(i, j), i + y, j + y and
+// j - (i + y); y is taken as an integer.
+struct RowIndex {
+  template <class T>
+  GBCUDA_HD std::int64_t operator()(const T&, Index i, Index, double y) const {
+    return std::int64_t(i) + std::int64_t(y);
+  }
+};
+struct ColIndex {
+  template <class T>
+  GBCUDA_HD std::int64_t operator()(const T&, Index, Index j, double y) const {
+    return std::int64_t(j) + std::int64_t(y);
+  }
+};
+struct DiagIndex {
+  template <class T>
+  GBCUDA_HD std::int64_t operator()(const T&, Index i, Index j, double y) const {
+    return std::int64_t(j) - (std::int64_t(i) + std::int64_t(y));
+  }
+};
+
 // Accumulator placeholder: "no accumulator" (GrB_NULL).
 struct NoAccum {};
 inline constexpr NoAccum no_accum{};
