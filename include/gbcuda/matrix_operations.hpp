@@ -530,14 +530,9 @@ Matrix<TC> mxm_all(const S& s, const Matrix<TA>& Am, const Matrix<TB>& Bm, const
     std::vector<Index> mark;
     std::vector<Vid> cols;
   };
-#if defined(_OPENMP)
-  std::vector<Row> rows(static_cast<std::size_t>(omp_get_max_threads()));
-  auto mine = [&]() -> Row& { return rows[static_cast<std::size_t>(omp_get_thread_num())]; };
-#else
-  std::vector<Row> rows(1);
-  auto mine = [&]() -> Row& { return rows[0]; };
-#endif
-  for (Row& r : rows) {
+  host::util::PerThread<Row> rows;
+  auto mine = [&]() -> Row& { return rows.mine(); };
+  for (Row& r : rows.all) {
     r.value.resize(static_cast<std::size_t>(n));
     r.mark.assign(static_cast<std::size_t>(n), -1);
     r.cols.reserve(static_cast<std::size_t>(n));
@@ -765,20 +760,8 @@ Csr<T> host_assign_z(const Csr<T>& c, std::span<const Index> I, std::span<const 
     }
     std::sort(out.begin(), out.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   };
-  std::vector<std::vector<std::pair<Vid, T>>> scratch(
-#if defined(_OPENMP)
-      static_cast<std::size_t>(omp_get_max_threads())
-#else
-      1
-#endif
-  );
-  auto mine = [&]() -> std::vector<std::pair<Vid, T>>& {
-#if defined(_OPENMP)
-    return scratch[static_cast<std::size_t>(omp_get_thread_num())];
-#else
-    return scratch[0];
-#endif
-  };
+  host::util::PerThread<std::vector<std::pair<Vid, T>>> scratch;
+  auto mine = [&]() -> std::vector<std::pair<Vid, T>>& { return scratch.mine(); };
   return host_rows<T>(
       c.nrows, c.ncols,
       [&](Index i) {

@@ -43,6 +43,20 @@ inline int max_threads() {
   return 1;
 #endif
 }
+inline int thread_num() {
+#if defined(_OPENMP)
+  return omp_get_thread_num();
+#else
+  return 0;
+#endif
+}
+
+// One T for each OpenMP thread, the scratch of a parallel loop; mine() is the calling thread's.
+template <class T>
+struct PerThread {
+  std::vector<T> all = std::vector<T>(static_cast<std::size_t>(max_threads()));
+  T& mine() { return all[static_cast<std::size_t>(thread_num())]; }
+};
 
 // f(i) for i in [0, n) on OpenMP threads when n > parallel_min, else on this thread; sum_over
 // returns the sum of f(i), count_over how many f(i) are true. The serial branch is spelt out: a region whose if()
