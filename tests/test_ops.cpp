@@ -945,6 +945,30 @@ TEST_P(OpsTest, ReduceOfOneEntryIsTheEntry) {
   EXPECT_EQ(gbcuda::reduce(gbcuda::LorMonoid<std::int64_t>{}, d), -9);
 }
 
+// to_dense_vector: every form, the count on the device or not, `missing` where there is no entry.
+TEST_P(OpsTest, ToDenseVectorInEveryForm) {
+  const Index n = 1000;
+  std::vector<double> want(std::size_t(n), -1.5);
+  Vector<double> u(n, b());
+  for (Index i = 3; i < n; i += 7) {
+    u.set_element(i, double(i) * 0.5);
+    want[std::size_t(i)] = double(i) * 0.5;
+  }
+  for (gbcuda::VectorForm f : {gbcuda::VectorForm::Sparse, gbcuda::VectorForm::Bitmap}) {
+    u.to_form(f);
+    EXPECT_EQ(u.to_dense_vector(-1.5), want) << gbcuda::to_string(f);
+    Vector<double> y(n, b());  // an operation's output: its count still in device memory on the GPU
+    gbcuda::apply(y, gbcuda::no_mask, gbcuda::no_accum, gbcuda::Identity<double>{}, u);
+    EXPECT_EQ(y.to_dense_vector(-1.5), want) << gbcuda::to_string(f) << " (an apply's output)";
+  }
+  EXPECT_EQ(Vector<std::int32_t>::full(5, 7, b()).to_dense_vector(0), std::vector<std::int32_t>(5, 7));
+  EXPECT_EQ(Vector<float>(4, b()).to_dense_vector(2.f), std::vector<float>(4, 2.f));
+  EXPECT_TRUE(Vector<double>(0, b()).to_dense_vector(1.0).empty());
+  Vector<bool> p(6, b());
+  p.set_element(2, true);
+  EXPECT_EQ(p.to_dense_vector(false), std::vector<bool>({false, false, true, false, false, false}));
+}
+
 // Vectors of length 0 (an empty graph's): every operation with a structural mask, which has no
 // arrays at all, gives an empty result instead of an internal error (the GPU once took such a
 // mask for a list without a bitmap).

@@ -303,6 +303,17 @@ void Vector<T>::extract_tuples(std::vector<Index>& idx, std::vector<T>& vals) co
 
 template <class T>
 std::vector<T> Vector<T>::to_dense_vector(T missing) const try {
+#if GBCUDA_HAVE_CUDA
+  if constexpr (!std::is_same_v<T, bool>) {  // std::vector<bool> packs its values: no array to copy into
+    if (s_.where == Backend::Cuda) {
+      // Densified on the device, then one copy of the values: much cheaper than copying the
+      // bitmap too and walking it on the host.
+      std::vector<T> out(static_cast<std::size_t>(s_.n));
+      detail::cuda::to_dense_host(read(), missing, out.data());
+      return out;
+    }
+  }
+#endif
   detail::VectorStore<T> h = read().clone(Backend::Host);
   std::vector<T> out(static_cast<std::size_t>(s_.n), missing);
   if (h.form == VectorForm::Sparse) {

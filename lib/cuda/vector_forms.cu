@@ -58,6 +58,15 @@ __global__ void set_element_kernel(std::uint8_t* bitmap, T* values, Index i, T v
   values[i] = value;
 }
 
+// out(i) = v(i), or `missing` where v has no entry (Bitmap: by its bitmap; Dense: every i; no
+// values: none).
+template <class T>
+__global__ void dense_values_kernel(T* __restrict__ out, const std::uint8_t* __restrict__ bitmap,
+                                    const T* __restrict__ vals, Index n, T missing) {
+  for (Index i = global_thread(); i < n; i += grid_threads())
+    out[i] = vals && (!bitmap || bitmap[i]) ? vals[i] : missing;
+}
+
 __global__ void remove_element_kernel(std::uint8_t* bitmap, Index i, Index* count) {
   if (bitmap[i]) {
     bitmap[i] = 0;
@@ -196,6 +205,29 @@ VectorStore<T> clone_store(const VectorStore<T>& v) {
 }
 
 template <class T>
+void to_dense_host(const VectorStore<T>& v, T missing, T* out) {
+  if (v.n == 0) return;
+  const auto n = static_cast<std::size_t>(v.n);
+  Array<T> dense(n, Backend::Cuda);
+  if (v.form == VectorForm::Sparse) {
+    dense_values_kernel<<<grid_for(v.n), kBlock, 0, stream()>>>(dense.data(), nullptr, static_cast<const T*>(nullptr),
+                                                                v.n, missing);
+    CUDA_CHECK_LAUNCH();
+    const Index* count_dev = device_nvals(v);
+    if (!v.indices.empty() && (count_dev || v.nvals > 0)) {
+      scatter_sparse_kernel<<<grid_for_count(v.nvals, count_dev, Index(v.indices.size())), kBlock, 0, stream()>>>(
+          nullptr, dense.data(), v.indices.data(), v.values.data(), v.nvals, count_dev);
+      CUDA_CHECK_LAUNCH();
+    }
+  } else {
+    dense_values_kernel<<<grid_for(v.n), kBlock, 0, stream()>>>(dense.data(), v.bitmap.data(), v.values.data(), v.n,
+                                                                missing);
+    CUDA_CHECK_LAUNCH();
+  }
+  copy_bytes(out, Backend::Host, dense.data(), Backend::Cuda, n * sizeof(T));  // waits
+}
+
+template <class T>
 void set_element(VectorStore<T>& v, Index i, T value) {
   Index* count = count_for_update(v);
   set_element_kernel<<<1, 1, 0, stream()>>>(v.bitmap.data(), v.values.data(), i, value, count);
@@ -215,6 +247,7 @@ void remove_element(VectorStore<T>& v, Index i) {
   template VectorStore<T> clone_store<T>(const VectorStore<T>&); \
   template void set_element<T>(VectorStore<T>&, Index, T);       \
   template void remove_element<T>(VectorStore<T>&, Index);       \
+  template void to_dense_host<T>(const VectorStore<T>&, T, T*);  \
   template void copy_prefix<T>(T*, const T*, Index, const Index*, Index);
 GBCUDA_FOR_EACH_TYPE(GBCUDA_CUDA_FORMS)
 #undef GBCUDA_CUDA_FORMS

@@ -226,6 +226,9 @@ template <class T>
 void set_element(VectorStore<T>& v, Index i, T value);
 template <class T>
 void remove_element(VectorStore<T>& v, Index i);
+// out[0, v.n) = v's values, `missing` where v has no entry, out in host memory; waits for the copy.
+template <class T>
+void to_dense_host(const VectorStore<T>& v, T missing, T* out);
 
 // True when two device buffers hold the same bytes (size a multiple of 4).
 bool device_bytes_equal(const void* a, const void* b, std::size_t bytes);
