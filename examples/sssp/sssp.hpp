@@ -1,14 +1,17 @@
 #pragma once
-// Single-source shortest paths by Bellman-Ford, written with gbcuda's public calls only: one
-// min-plus vector-matrix product a round, until no distance shrinks (at most n - 1 rounds
-// without negative cycles; a round more means there is one).
+// Single-source shortest paths by Bellman-Ford over a frontier, written with gbcuda's public
+// calls only: a round relaxes the out-edges of the vertices whose distance fell in the round
+// before (at most n - 1 rounds without negative cycles; a round more means there is one).
 //
-//   d = {source: 0}
-//   repeat:  t = d;  t' min= d' * A   over MIN_PLUS (A's values are the edge weights)
-//            stop when t == d (same entries, and since t <= d, no decrease: sum(d - t) == 0)
-//            d = t
+//   d = {source: 0}, f = {source: 0}
+//   repeat:  t = f' * A                  over MIN_PLUS (A's values are the edge weights)
+//            f<!d> = t                   t's vertices not reached before ...
+//            f<(d - t) > 0> = t          ... and those t brings closer
+//            stop when f is empty
+//            d<f> = f
 //
-// On the GPU a round waits for the device twice (the count and the sum), nothing else.
+// A round costs the frontier's out-edges, not the whole graph's (the dense d' * A of the plain
+// Bellman-Ford); on the GPU it waits for the device once (the frontier's count).
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -35,20 +38,20 @@ template <class T>
 SsspOutput<T> sssp(const gbcuda::Matrix<T>& A, gbcuda::Index source, gbcuda::Backend where) {
   using namespace gbcuda;
   const Index n = A.nrows();
-  Vector<T> d(n, where);
+  Vector<T> d(n, where), f(n, where), t(n, where), diff(n, where), better(n, where);
   d.set_element(source, T(0));
+  f.set_element(source, T(0));
   SsspOutput<T> out;
   for (Index round = 0;; ++round) {
     if (round >= n) throw std::runtime_error("sssp: a negative cycle is reachable from the source");
     ++out.rounds;
-    Vector<T> t = d;
-    vxm(t, no_mask, Min<T>{}, MinPlus<T>{}, d, A);
-    if (t.nvals() == d.nvals()) {  // same entries: equal unless some distance shrank
-      Vector<T> shrink(n, where);
-      ewise_mult(shrink, no_mask, no_accum, Minus<T>{}, d, t);
-      if (reduce(PlusMonoid<T>{}, shrink) == T(0)) break;
-    }
-    d = std::move(t);
+    vxm(t, no_mask, no_accum, MinPlus<T>{}, f, A);
+    apply(f, d, no_accum, Identity<T>{}, t, desc::RSC);  // f<!struct(d), replace> = t
+    ewise_mult(diff, no_mask, no_accum, Minus<T>{}, d, t);
+    select(better, no_mask, no_accum, ValueGt{}, diff, 0.0);
+    apply(f, better, no_accum, Identity<T>{}, t, desc::S);
+    if (f.nvals() == 0) break;
+    assign(d, f, no_accum, f, desc::S);
   }
   out.distance = d.to_dense_vector(unreachable<T>());
   return out;
