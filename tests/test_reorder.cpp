@@ -205,6 +205,45 @@ TEST(Relabel, MovesEveryEntryWithItsValue) {
   EXPECT_THROW((void)gbcuda::compute_ordering(rect, Ordering::Rcm), gbcuda::Error);
 }
 
+// relabel on the GPU: the same matrix as on the host, for values, a pattern (iso), rows of
+// thousands (a star's hub), empty rows and a directed matrix; the result in GPU memory. And a
+// matrix only on the GPU gives its degrees without a host copy of its entries.
+TEST(Relabel, OnTheGpuAsOnTheHost) {
+  if (!gbcuda::cuda_available()) GTEST_SKIP() << "no CUDA device: relabel in GPU memory needs one";
+  const Matrix<double> A = random_valued_matrix(1500, 20000, 8);
+  const Matrix<bool> star = gbtest::star_graph(5000);
+  const Matrix<bool> directed = gbtest::random_graph({4000, 6.0, true, false, false, 0.05, 4});
+  for (Ordering o : {Ordering::Degree, Ordering::Rcm}) {
+    const Relabelling r = gbcuda::compute_ordering(A, o);
+    const Matrix<double> got = gbcuda::relabel(A, r, Backend::Cuda);
+    EXPECT_GT(got.device_bytes(), 0u);
+    EXPECT_EQ(entries(got), entries(gbcuda::relabel(A, r))) << gbcuda::to_string(o);
+    for (const Matrix<bool>* B : {&star, &directed}) {
+      const auto g = gbcuda::relabel(*B, o, Backend::Cuda);  // Degree: ordered on the GPU too
+      const Relabelling want = gbcuda::compute_ordering(*B, o);
+      EXPECT_EQ(g.relabelling.original_ids(), want.original_ids()) << gbcuda::to_string(o);
+      EXPECT_EQ(g.relabelling.new_ids(), want.new_ids()) << gbcuda::to_string(o);
+      EXPECT_EQ(g.relabelling.ordering(), o);
+      EXPECT_EQ(entries(g.matrix), entries(gbcuda::relabel(*B, want))) << gbcuda::to_string(o);
+      EXPECT_EQ(g.matrix.known_symmetric_structure(), B->known_symmetric_structure());
+    }
+    const auto gA = gbcuda::relabel(A, o, Backend::Cuda);  // directed, with values
+    EXPECT_EQ(gA.relabelling.original_ids(), gbcuda::compute_ordering(A, o).original_ids());
+    EXPECT_EQ(entries(gA.matrix), entries(gbcuda::relabel(A, gA.relabelling)));
+  }
+  const Matrix<double> empty = Matrix<double>::from_coo(3, 3, std::vector<Index>{}, std::vector<Index>{});
+  EXPECT_EQ(gbcuda::relabel(empty, Relabelling::identity(3), Backend::Cuda).nvals(), 0);
+  EXPECT_EQ(gbcuda::relabel(empty, Ordering::Degree, Backend::Cuda).relabelling.original_ids(),
+            (std::vector<Index>{0, 1, 2}));
+  // Degrees of a matrix whose entries live only on the GPU (a product's result).
+  Matrix<double> C;
+  gbcuda::select(C, gbcuda::no_mask, gbcuda::no_accum, gbcuda::ValueGt{}, A, 0.5, Backend::Cuda);
+  const std::vector<Index> got = C.out_degrees();  // first: entries() below makes a host copy
+  std::vector<Index> want(std::size_t(C.nrows()), 0);
+  for (const auto& [ij, x] : entries(C)) ++want[std::size_t(ij.first)];
+  EXPECT_EQ(got, want);
+}
+
 class RelabelledBfs : public testing::TestWithParam<std::tuple<Backend, Ordering, bool>> {};
 
 TEST_P(RelabelledBfs, ReportsTheOriginalIds) {

@@ -14,6 +14,10 @@
 
 namespace gbcuda {
 
+namespace detail {
+struct RelabellingAccess;  // the library's own constructions of maps it has checked by construction
+}
+
 enum class Ordering {
   None,    // the ids as given
   Degree,  // by out-degree + in-degree, highest first (ties: the lower id in the matrix ordered)
@@ -60,6 +64,7 @@ class Relabelling {
   }
 
  private:
+  friend struct detail::RelabellingAccess;
   void check_length(std::size_t n) const;
   Ordering ordering_ = Ordering::None;
   std::vector<Index> original_of_new_;
@@ -79,20 +84,22 @@ struct RelabelledGraph {
 template <class T>
 Relabelling compute_ordering(const Matrix<T>& A, Ordering how);
 
-// P A P': the entry A(i,j) becomes B(new_id(i), new_id(j)), values kept. Built on the host; the
-// result is copied to the GPU when first used there, as any matrix. Throws Error(InvalidValue)
-// when the relabelling's size is not A's (square) dimension.
+// P A P': the entry A(i,j) becomes B(new_id(i), new_id(j)), values kept. Built in the backend
+// `where` (on the GPU: A's rows gathered and each sorted by its new columns there; the result in
+// GPU memory), as any matrix copied to the other backend when first used there. Throws
+// Error(InvalidValue) when the relabelling's size is not A's (square) dimension.
 template <class T>
-Matrix<T> relabel(const Matrix<T>& A, const Relabelling& r);
+Matrix<T> relabel(const Matrix<T>& A, const Relabelling& r, Backend where = Backend::Host);
 
-// compute_ordering, then relabel.
+// compute_ordering, then relabel in `where`. On the GPU the degree ordering is computed there too
+// (the same ordering as the host's), and only the two maps are copied to the host.
 template <class T>
-RelabelledGraph<T> relabel(const Matrix<T>& A, Ordering how);
+RelabelledGraph<T> relabel(const Matrix<T>& A, Ordering how, Backend where = Backend::Host);
 
-#define GBCUDA_EXTERN_REORDER(T)                                               \
-  extern template Relabelling compute_ordering<T>(const Matrix<T>&, Ordering); \
-  extern template Matrix<T> relabel<T>(const Matrix<T>&, const Relabelling&);  \
-  extern template RelabelledGraph<T> relabel<T>(const Matrix<T>&, Ordering);
+#define GBCUDA_EXTERN_REORDER(T)                                                       \
+  extern template Relabelling compute_ordering<T>(const Matrix<T>&, Ordering);         \
+  extern template Matrix<T> relabel<T>(const Matrix<T>&, const Relabelling&, Backend); \
+  extern template RelabelledGraph<T> relabel<T>(const Matrix<T>&, Ordering, Backend);
 GBCUDA_FOR_EACH_TYPE(GBCUDA_EXTERN_REORDER)
 #undef GBCUDA_EXTERN_REORDER
 

@@ -10,7 +10,25 @@
 #include <utility>
 #include <vector>
 
+#include "gbcuda/config.hpp"
+#if GBCUDA_HAVE_CUDA
+#include "gbcuda/detail/cuda_ops.hpp"
+#endif
+
 namespace gbcuda {
+
+namespace detail {
+struct RelabellingAccess {
+  // Both maps made together by the library (each the other's inverse): no check repeated.
+  static Relabelling from_maps(std::vector<Index> original_of_new, std::vector<Index> new_of_original, Ordering o) {
+    Relabelling r;
+    r.original_of_new_ = std::move(original_of_new);
+    r.new_of_original_ = std::move(new_of_original);
+    r.ordering_ = o;
+    return r;
+  }
+};
+}  // namespace detail
 
 const char* to_string(Ordering o) {
   switch (o) {
@@ -271,10 +289,22 @@ Relabelling compute_ordering(const Matrix<T>& A, Ordering how) {
 }
 
 template <class T>
-Matrix<T> relabel(const Matrix<T>& A, const Relabelling& r) {
+Matrix<T> relabel(const Matrix<T>& A, const Relabelling& r, Backend where) {
   if (A.nrows() != A.ncols() || r.size() != A.nrows())
     throw Error(Status::InvalidValue, "relabelling of " + std::to_string(r.size()) + " vertices applied to a " +
                                           std::to_string(A.nrows()) + " x " + std::to_string(A.ncols()) + " matrix");
+#if GBCUDA_HAVE_CUDA
+  if (where == Backend::Cuda) {
+    const auto bytes = static_cast<std::size_t>(A.nrows()) * sizeof(Index);
+    detail::Array<Index> original(static_cast<std::size_t>(A.nrows()), Backend::Cuda),
+        new_id(static_cast<std::size_t>(A.nrows()), Backend::Cuda);
+    detail::copy_bytes(original.data(), Backend::Cuda, r.original_ids().data(), Backend::Host, bytes);
+    detail::copy_bytes(new_id.data(), Backend::Cuda, r.new_ids().data(), Backend::Host, bytes);
+    return Matrix<T>::from_valid_csr(detail::cuda::relabel_csr(A.csr(Backend::Cuda), original.data(), new_id.data()),
+                                     A.known_symmetric_structure());
+  }
+#endif
+  (void)where;
   const Csr<T>& a = A.csr(Backend::Host);
   const Index n = A.nrows();
   const std::vector<Index>& original = r.original_ids();
@@ -323,17 +353,35 @@ Matrix<T> relabel(const Matrix<T>& A, const Relabelling& r) {
 }
 
 template <class T>
-RelabelledGraph<T> relabel(const Matrix<T>& A, Ordering how) {
+RelabelledGraph<T> relabel(const Matrix<T>& A, Ordering how, Backend where) {
   RelabelledGraph<T> g;
+#if GBCUDA_HAVE_CUDA
+  if (how == Ordering::Degree && where == Backend::Cuda && A.nrows() == A.ncols()) {
+    // Ordered and relabelled on the device, the maps copied to the host once for the result.
+    const Index n = A.nrows();
+    const auto n_sz = static_cast<std::size_t>(n);
+    const Offset* in_ptr = A.is_symmetric_structure() ? nullptr : A.transpose().csr(Backend::Cuda).row_ptr.data();
+    const Csr<T>& a = A.csr(Backend::Cuda);
+    detail::Array<Index> original(n_sz, Backend::Cuda), new_id(n_sz, Backend::Cuda);
+    detail::cuda::degree_order(a.row_ptr.data(), in_ptr, n, original.data(), new_id.data());
+    g.matrix = Matrix<T>::from_valid_csr(detail::cuda::relabel_csr(a, original.data(), new_id.data()),
+                                         A.known_symmetric_structure());
+    std::vector<Index> original_host(n_sz), new_id_host(n_sz);
+    detail::copy_bytes(original_host.data(), Backend::Host, original.data(), Backend::Cuda, n_sz * sizeof(Index));
+    detail::copy_bytes(new_id_host.data(), Backend::Host, new_id.data(), Backend::Cuda, n_sz * sizeof(Index));
+    g.relabelling = detail::RelabellingAccess::from_maps(std::move(original_host), std::move(new_id_host), how);
+    return g;
+  }
+#endif
   g.relabelling = compute_ordering(A, how);
-  g.matrix = how == Ordering::None ? A : relabel(A, g.relabelling);
+  g.matrix = how == Ordering::None ? A : relabel(A, g.relabelling, where);
   return g;
 }
 
-#define GBCUDA_INSTANTIATE_REORDER(T)                                   \
-  template Relabelling compute_ordering<T>(const Matrix<T>&, Ordering); \
-  template Matrix<T> relabel<T>(const Matrix<T>&, const Relabelling&);  \
-  template RelabelledGraph<T> relabel<T>(const Matrix<T>&, Ordering);
+#define GBCUDA_INSTANTIATE_REORDER(T)                                           \
+  template Relabelling compute_ordering<T>(const Matrix<T>&, Ordering);         \
+  template Matrix<T> relabel<T>(const Matrix<T>&, const Relabelling&, Backend); \
+  template RelabelledGraph<T> relabel<T>(const Matrix<T>&, Ordering, Backend);
 GBCUDA_FOR_EACH_TYPE(GBCUDA_INSTANTIATE_REORDER)
 #undef GBCUDA_INSTANTIATE_REORDER
 

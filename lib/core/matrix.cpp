@@ -329,13 +329,26 @@ const Matrix<T>& Matrix<T>::transpose() const try {
 
 template <class T>
 const std::vector<Index>& Matrix<T>::out_degrees() const try {
+  auto from_offsets = [&](const Offset* row_ptr) {
+    std::vector<Index> d(static_cast<std::size_t>(s_->nrows));
+    for (Index i = 0; i < s_->nrows; ++i) d[i] = row_ptr[i + 1] - row_ptr[i];
+    s_->out_degrees.emplace(std::move(d));
+  };
+  {
+    std::lock_guard lock(s_->mu);
+    if (s_->out_degrees) return *s_->out_degrees;
+    if (!s_->host && s_->device) {  // only on the GPU: its row offsets suffice, not a host copy of it all
+      s_->use.before_read();
+      const auto n1 = static_cast<std::size_t>(s_->nrows) + 1;
+      std::vector<Offset> row_ptr(n1);
+      detail::copy_bytes(row_ptr.data(), Backend::Host, s_->device->row_ptr.data(), Backend::Cuda, n1 * sizeof(Offset));
+      from_offsets(row_ptr.data());
+      return *s_->out_degrees;
+    }
+  }
   const Csr<T>& a = csr(Backend::Host);
   std::lock_guard lock(s_->mu);
-  if (!s_->out_degrees) {
-    std::vector<Index> d(static_cast<std::size_t>(s_->nrows));
-    for (Index i = 0; i < s_->nrows; ++i) d[i] = a.row_ptr[i + 1] - a.row_ptr[i];
-    s_->out_degrees.emplace(std::move(d));
-  }
+  if (!s_->out_degrees) from_offsets(a.row_ptr.data());
   return *s_->out_degrees;
 } catch (const std::bad_alloc&) {
   detail::throw_out_of_memory_in("out_degrees");
@@ -343,6 +356,7 @@ const std::vector<Index>& Matrix<T>::out_degrees() const try {
 
 template <class T>
 const std::vector<Index>& Matrix<T>::in_degrees() const try {
+  if (known_symmetric_structure().value_or(false)) return out_degrees();  // no transpose needed
   const Matrix<T>& t = transpose();
   const std::vector<Index>& d = t.out_degrees();
   std::lock_guard lock(s_->mu);

@@ -237,4 +237,13 @@ bool device_bytes_equal(const void* a, const void* b, std::size_t bytes);
 template <class T>
 Csr<T> transpose_csr(const Csr<T>& a);
 
+// P A P' of a square device CSR with sorted rows (relabel.cu): row k is A's row original[k],
+// column j renamed new_id[j], rows sorted. Both maps are permutations of 0..n-1 in device memory.
+template <class T>
+Csr<T> relabel_csr(const Csr<T>& a, const Index* original, const Index* new_id);
+// The degree ordering of a graph of n vertices (reorder.hpp's Ordering::Degree) from its row
+// offsets and, unless it is symmetric (in_ptr null), its transpose's: original[k] = the vertex
+// relabelled k, new_id its inverse, both n entries of device memory.
+void degree_order(const Offset* row_ptr, const Offset* in_ptr, Index n, Index* original, Index* new_id);
+
 }  // namespace gbcuda::detail::cuda
