@@ -285,6 +285,13 @@ TEST_P(ExampleAlgebra, TrianglesMatchGraphBLAS) {
     const auto A = gbtest::random_graph(spec);
     EXPECT_EQ(example::triangle_count(A, GetParam()), graphblas_triangles(A)) << spec.name();
   }
+  // A skewed graph takes the presort by degree, a mesh does not.
+  const auto kron = gbcuda::generate_graph("kron:12:16", Backend::Host);
+  const auto grid = gbcuda::generate_graph("grid:40:40", Backend::Host);
+  EXPECT_TRUE(example::worth_relabelling(kron));
+  EXPECT_FALSE(example::worth_relabelling(grid));
+  EXPECT_EQ(example::triangle_count(kron, GetParam()), graphblas_triangles(kron)) << "kron:12:16";
+  EXPECT_EQ(example::triangle_count(grid, GetParam()), graphblas_triangles(grid)) << "grid:40:40";
   const auto karate = gbcuda::read_matrix<bool>(std::string(GBCUDA_MATRICES_DIR) + "/karate.mtx");
   EXPECT_EQ(example::triangle_count(karate, GetParam()), 45);  // Zachary's karate club
   if (GetParam() == Backend::Cuda) {
