@@ -510,7 +510,9 @@ void check_ewise_matrix(Backend b, const Op& op, GrB_BinaryOp grb_op, const std:
       else OPS_GRB(GrB_Matrix_eWiseMult_BinaryOp(want.m, nullptr, nullptr, grb_op, ga.m, gbm.m, gd));
       EXPECT_EQ(entries_of(C), entries_of<T>(want.m)) << (add ? "ewise_add" : "ewise_mult");
       EXPECT_EQ(C.nrows(), n);
-      if (b == Backend::Cuda) EXPECT_GT(C.device_bytes(), 0u) << "the result is in GPU memory";
+      if (b == Backend::Cuda) {
+        EXPECT_GT(C.device_bytes(), 0u) << "the result is in GPU memory";
+      }
     }
     GrB_Descriptor_free(&gd);
   }
@@ -544,7 +546,9 @@ TEST_P(MatrixOps, TransposeMatchesGraphBLAS) {
   d.transpose_a = true;
   gbcuda::transpose(C, gbcuda::no_mask, gbcuda::no_accum, A, d, b());
   EXPECT_EQ(entries_of(C), entries_of(A));
-  if (b() == Backend::Cuda) EXPECT_GT(C.device_bytes(), 0u);
+  if (b() == Backend::Cuda) {
+    EXPECT_GT(C.device_bytes(), 0u);
+  }
 }
 
 // C = A * B without a mask against GrB_mxm with a null mask: several semirings, the inputs
@@ -659,7 +663,9 @@ TEST_P(MatrixOps, SelectWithAUserPredicate) {
     if (pred(x, ij.first, ij.second, 0.5)) want[ij] = x;
   EXPECT_EQ(entries_of(C), want);
   ASSERT_LT(want.size(), entries_of(A).size());  // some entries go
-  if (b() == Backend::Cuda) EXPECT_GT(C.device_bytes(), 0u);
+  if (b() == Backend::Cuda) {
+    EXPECT_GT(C.device_bytes(), 0u);
+  }
 
   const Tuples<double> t = random_tuples<double>(rng, 200, 0.4);
   const gbcuda::Vector<double> u = gb_vector(t, b());

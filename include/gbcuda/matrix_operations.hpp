@@ -502,8 +502,8 @@ namespace detail {
 // forces a kernel. On the host: Gustavson's products, row i the sum over A(i, k) of
 // A(i, k) * B(k, :), accumulated in a dense row per thread (B's column count of values and marks).
 template <class TC, class S, class TA, class TB>
-Matrix<TC> mxm_all(const S& s, const Matrix<TA>& Am, const Matrix<TB>& Bm, const Descriptor& d, Backend where,
-                   bool& on_gpu) {
+Matrix<TC> mxm_all(const S& s, const Matrix<TA>& Am, const Matrix<TB>& Bm, [[maybe_unused]] const Descriptor& d,
+                   Backend where, bool& on_gpu) {
   using Z = typename S::value_type;
   on_gpu = false;
 #if GBCUDA_HAVE_CUDA
