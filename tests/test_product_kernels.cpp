@@ -406,6 +406,38 @@ TEST_P(TinyCapacities, OverflowPathsKeepEveryVertex) {
 
 INSTANTIATE_TEST_SUITE_P(Kernels, TinyCapacities, testing::ValuesIn(engine_cases()), case_name);
 
+// Small graphs run the product in one block (one_block_product); with the limits at 0 the same
+// products run over the whole grid. Every algebra kernel, both ways, on graphs at and around the
+// limits (4096 vertices, 32768 entries), with and without parents.
+TEST(OneBlockProduct, OneBlockAndTheGridAgree) {
+  pr::Capacities grid = pr::product_capacities();
+  grid.one_block_vertices = 0;
+  grid.one_block_entries = 0;
+  EXPECT_TRUE(pr::one_block_product(pr::Capacities{}, 4096, 4096, 32768));
+  EXPECT_FALSE(pr::one_block_product(pr::Capacities{}, 4097, 100, 10));
+  EXPECT_FALSE(pr::one_block_product(pr::Capacities{}, 100, 100, 32769));
+  EXPECT_FALSE(pr::one_block_product(grid, 1, 1, 0));
+  SKIP_WITHOUT_GPU();
+  std::vector<gbcuda::Matrix<bool>> graphs;
+  graphs.push_back(gbtest::star_graph(4096));                                         // one row of 4095
+  graphs.push_back(gbtest::random_graph({4096, 7.9, true, false, false, 0.05, 11}));  // about 32,000 entries
+  graphs.push_back(gbtest::random_graph({1024, 4.0, false, false, false, 0.0, 12}));
+  graphs.push_back(gbtest::path_graph(1000, false));  // a thousand levels
+  for (const KernelCase& c : kernel_cases()) {
+    if (c.loop != LevelLoop::Algebra || c.baseline) continue;
+    for (std::size_t i = 0; i < graphs.size(); ++i) {
+      const auto& A = graphs[i];
+      const auto expected = gbtest::graphblas_bfs_levels(A, 0);
+      for (bool parents : {false, true}) {
+        SCOPED_TRACE(std::string(c.name) + " graph " + std::to_string(i) + (parents ? " (parents)" : ""));
+        check_result(A, 0, run_case(c, A, 0, parents), expected, parents);
+        const ProductCapacities scoped(grid);
+        check_result(A, 0, run_case(c, A, 0, parents), expected, parents);
+      }
+    }
+  }
+}
+
 // A pull stages its finds per warp (WarpStageAppender in bodies.cuh): with tiny() every append
 // is larger than the stage and goes straight out; the default stage of 256 seldom fills on graphs
 // of a test's size. Stages of 40 queue slots a warp (block queue 1024 + 32 warps x 8, over 32

@@ -407,7 +407,8 @@ void bool_product(VectorStore<typename S::value_type>& t, const MaskView& m, con
     if (!u.values && n_in > 0) throw Error(Status::InvalidValue, "internal: LorLand needs u's values");
   }
   void* params[] = {&a};
-  CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(product_kernel<Z, K>), dim3(unsigned(blocks)),
+  const int launched = one_block_product(caps, n_out, n_in, g.nnz) ? 1 : blocks;  // every phase strides over the grid
+  CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(product_kernel<Z, K>), dim3(unsigned(launched)),
                                          dim3(kThreads), params, smem, stream()));
 }
 

@@ -29,10 +29,12 @@ struct Graph {
 
 // Capacities the kernels use; tests shrink them to force the overflow paths.
 struct Capacities {
-  int warp_queue = 64;            // entries per warp queue in shared memory
-  int block_queue = 2048;         // entries per block queue in shared memory
-  int single_block_queue = 4096;  // the single-block body hands over above this
-  Index tail_queue = 0;           // the barrier-free tail's global queue (0: n entries)
+  int warp_queue = 64;               // entries per warp queue in shared memory
+  int block_queue = 2048;            // entries per block queue in shared memory
+  int single_block_queue = 4096;     // the single-block body hands over above this
+  Index tail_queue = 0;              // the barrier-free tail's global queue (0: n entries)
+  Index one_block_vertices = 4096;   // one_block_product(): graphs this small run in one block ...
+  Offset one_block_entries = 32768;  // ... with at most this many entries
 };
 
 // Long in-rows of a pull (bodies.cuh): a lane scans at most pull_lane_steps() in-edges of its row;
@@ -63,6 +65,13 @@ inline constexpr int kPullChunk = 1024;  // 32 lanes x 32 in-edges
 // 10,039 edges) took 8 us instead of 24 (H100).
 inline constexpr Index kFewRows = 32;
 inline constexpr Offset kFewRowsMinEdges = 2048;
+
+// A product over a graph of at most one_block_vertices rows and columns and one_block_entries
+// entries (Capacities) runs in one block: scheduling a full grid and its barriers cost more than
+// the work (the whole product on a 1k-vertex graph is a few microseconds of one block).
+constexpr bool one_block_product(const Capacities& caps, Index n_out, Index n_in, Offset nnz) {
+  return n_out <= caps.one_block_vertices && n_in <= caps.one_block_vertices && nnz <= caps.one_block_entries;
+}
 
 // The library's policy on this device (calibrate.cu): the built-in one of a known GPU, else
 // measured on first use and cached; GBCUDA_CALIBRATION=measure measures a known GPU too, =off
