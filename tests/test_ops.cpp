@@ -945,6 +945,55 @@ TEST_P(OpsTest, ReduceOfOneEntryIsTheEntry) {
   EXPECT_EQ(gbcuda::reduce(gbcuda::LorMonoid<std::int64_t>{}, d), -9);
 }
 
+// apply with an index-unary operator into a vector (GrB_Vector_apply_IndexOp_INT64): RowIndex,
+// ColIndex and DiagIndex with every mask flag, with and without an accumulator, u sparse and as
+// a bitmap, against GraphBLAS; a user callable without a mask.
+TEST_P(OpsTest, ApplyWithAnIndexUnaryOperatorMatchesGraphBLAS) {
+  Rng rng(41);
+  const Index n = 300;
+  const Tuples<double> u0 = random_tuples<double>(rng, n, 0.3);
+  const Tuples<std::int64_t> w0 = random_tuples<std::int64_t>(rng, n, 0.4);
+  const Tuples<double> mask = random_mask(rng, n, 0.5);
+  const GVec gu = grb_vector(u0), gm = grb_vector(mask);
+  auto run = [&](const auto& op, GrB_IndexUnaryOp gop, const char* name) {
+    for (int flags = 0; flags < 16; ++flags) {
+      gbcuda::Descriptor d;
+      d.replace = flags & 1;
+      d.mask_complement = flags & 2;
+      d.mask_structural = flags & 4;
+      const bool plus = flags & 8;
+      SCOPED_TRACE(std::string(name) + (plus ? ", plus" : "") + (d.replace ? ", replace" : "") +
+                   (d.mask_complement ? ", complement" : "") + (d.mask_structural ? ", structural" : ""));
+      for (gbcuda::VectorForm f : {gbcuda::VectorForm::Sparse, gbcuda::VectorForm::Bitmap}) {
+        Vector<double> u = gb_vector(u0, b());
+        u.to_form(f);
+        Vector<std::int64_t> w = gb_vector(w0, b());
+        if (plus) gbcuda::apply(w, gb_vector(mask, b()), gbcuda::Plus<std::int64_t>{}, op, u, 3.0, d);
+        else gbcuda::apply(w, gb_vector(mask, b()), gbcuda::no_accum, op, u, 3.0, d);
+        EXPECT_EQ(w.backend(), b());
+        GVec gw = grb_vector(w0);
+        OPS_GRB(
+            GrB_Vector_apply_IndexOp_INT64(gw.v, gm.v, plus ? GrB_PLUS_INT64 : GrB_BinaryOp(GrB_NULL), gop, gu.v, 3,
+                                           grb_desc(d.replace, d.mask_structural, d.mask_complement, false, false)));
+        EXPECT_TRUE(same_vector(tuples_of(w), tuples_of<std::int64_t>(gw.v), Check::Exact)) << gbcuda::to_string(f);
+      }
+    }
+  };
+  run(gbcuda::RowIndex{}, GrB_ROWINDEX_INT64, "rowindex");
+  run(gbcuda::ColIndex{}, GrB_COLINDEX_INT64, "colindex");
+  run(gbcuda::DiagIndex{}, GrB_DIAGINDEX_INT64, "diagindex");
+  Vector<double> v(n, b());
+  gbcuda::apply(
+      v, gbcuda::no_mask, gbcuda::no_accum,
+      [](double x, Index i, Index j, double y) { return x * y + double(i) + double(j); }, gb_vector(u0, b()), 0.5);
+  Tuples<double> want = u0;
+  for (std::size_t k = 0; k < want.idx.size(); ++k) want.vals[k] = u0.vals[k] * 0.5 + double(u0.idx[k]);
+  EXPECT_TRUE(same_vector(tuples_of(v), want, Check::Exact));
+  Vector<std::int64_t> short_w(n - 1, b());
+  EXPECT_THROW(gbcuda::apply(short_w, gbcuda::no_mask, gbcuda::no_accum, gbcuda::RowIndex{}, gb_vector(u0, b()), 0.0),
+               gbcuda::Error);
+}
+
 // to_dense_vector: every form, the count on the device or not, `missing` where there is no entry.
 TEST_P(OpsTest, ToDenseVectorInEveryForm) {
   const Index n = 1000;

@@ -229,6 +229,44 @@ void apply(Vector<TW>& w, const MaskArg& mask, const Accum& accum, const Op& op,
   detail::throw_out_of_memory_in("apply");
 }
 
+// w<mask> = accum(w, op(u, y)) with an index-unary operator (GrB_Vector_apply_IndexOp_<T>): u's
+// structure, entry u(i) = x becoming op(x, i, 0, y) cast to w's type (a vector is one column, so
+// RowIndex gives i + y, ColIndex y, DiagIndex -(i + y)); op is one of those or any callable
+// (x, i, j, y). Runs on the host; a GPU w through host copies (host_fallbacks() counts them).
+template <class TW, class MaskArg, class Accum, class Op, class TU>
+requires std::is_invocable_v<const Op&, const TU&, Index, Index, double>
+void apply(Vector<TW>& w, const MaskArg& mask, const Accum& accum, const Op& op, const Vector<TU>& u, double y,
+           const Descriptor& d = {}) try {
+  if (w.size() != u.size()) detail::throw_dimension_mismatch("apply", w.size(), u.size());
+  if (w.backend() == Backend::Cuda) {
+    detail::on_host_copy(
+        w, [&](Vector<TW>& wh) { apply(wh, detail::mask_to_host(mask), accum, op, u.to(Backend::Host), y, d); });
+    return;
+  }
+  std::optional<Vector<TU>> u_hold;
+  const Vector<TU>& uh = detail::in_backend(u, Backend::Host, u_hold);
+  detail::PreparedMask pm = detail::prepare_mask(mask, d, Backend::Host, w.size());
+  detail::VectorStore<TU> kept;  // u's entries the mask lets through, then their new values
+  detail::host::apply(kept, pm.view, Identity<TU>{}, detail::view(uh.store()));
+  detail::VectorStore<TW> t = detail::VectorStore<TW>::empty(kept.n, Backend::Host);
+  t.form = kept.form;
+  t.nvals = kept.nvals;
+  t.jumbled = kept.jumbled;
+  t.indices = std::move(kept.indices);
+  t.bitmap = std::move(kept.bitmap);
+  const bool sparse = t.form == VectorForm::Sparse;
+  const Index slots = sparse ? t.nvals : t.n;
+  t.values = detail::Array<TW>(static_cast<std::size_t>(slots), Backend::Host);
+  for (Index p = 0; p < slots; ++p) {
+    const Index i = sparse ? Index(t.indices[p]) : p;
+    if (sparse || t.form == VectorForm::Dense || t.bitmap[p])
+      t.values[p] = cast_to<TW>(op(kept.values[p], i, Index(0), y));
+  }
+  detail::merge_into(w, pm.view, accum, t, d.replace);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("apply");
+}
+
 // w<mask> = accum(w, the entries of u where op holds) (GrB_Vector_select with a GrB_IndexUnaryOp):
 // op is one of the SelectOp predicates (Tril, ValueGt, ...), evaluated as op(u(i), i, 0, thunk),
 // a vector being one column.

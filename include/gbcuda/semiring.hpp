@@ -404,9 +404,10 @@ using ValueGe = SelectOp<SelectKind::ValueGe>;
 using ValueLt = SelectOp<SelectKind::ValueLt>;
 using ValueLe = SelectOp<SelectKind::ValueLe>;
 
-// Positional index-unary operators for apply(C, mask, accum, op, A, y, ...) (GrB_apply with
-// GrB_ROWINDEX_INT64, GrB_COLINDEX_INT64, GrB_DIAGINDEX_INT64): of entry A(i, j), i + y, j + y and
-// j - (i + y); y is taken as an integer.
+// Positional index-unary operators for apply(C, mask, accum, op, A, y, ...) and apply(w, mask,
+// accum, op, u, y, ...) (GrB_apply with GrB_ROWINDEX_INT64, GrB_COLINDEX_INT64,
+// GrB_DIAGINDEX_INT64): of entry A(i, j), i + y, j + y and j - (i + y), a vector's entry u(i)
+// being at j = 0; y is taken as an integer.
 struct RowIndex {
   template <class T>
   GBCUDA_HD std::int64_t operator()(const T&, Index i, Index, double y) const {
