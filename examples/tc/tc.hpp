@@ -39,13 +39,9 @@ bool worth_relabelling(const gbcuda::Matrix<T>& A) {
 template <class T>
 std::int64_t triangle_count(const gbcuda::Matrix<T>& A, gbcuda::Backend where) {
   using namespace gbcuda;
+  const Matrix<T> B = worth_relabelling(A) ? relabel(A, Ordering::Degree, where).matrix : A;  // A: shared, not copied
   Matrix<T> L;
-  if (worth_relabelling(A)) {
-    const Matrix<T> B = relabel(A, Ordering::Degree, where).matrix;
-    select(L, no_mask, no_accum, Tril{}, B, -1.0, where);
-  } else {
-    select(L, no_mask, no_accum, Tril{}, A, -1.0, where);
-  }
+  select(L, no_mask, no_accum, Tril{}, B, -1.0, where);
   Matrix<std::int64_t> C;
   mxm(C, L, no_accum, PlusPair<std::int64_t>{}, L, L, desc::ST1, where);
   return reduce(PlusMonoid<std::int64_t>{}, C, where);
