@@ -63,14 +63,20 @@ __device__ __forceinline__ Index count_of(Index count, const Index* count_dev) {
 }
 
 // Adds each thread's `local` count (which may be negative) into *total, a 64-bit counter, with
-// one global atomic per block. Every thread of the block must call it (it synchronizes the block).
+// one global atomic per block. Every thread of the block must call it (it synchronizes the block),
+// and the block is whole warps. The lanes of a warp are summed by shuffles first: one shared
+// atomic from every thread on the same word serialises the block (it made a 4M-entry element-wise
+// kernel ten times its memory time on the H100).
 template <class C>
 __device__ __forceinline__ void block_count_add(long long local, C* total) {
   static_assert(sizeof(C) == 8, "a 64-bit counter");
   __shared__ long long block_sum;
   if (threadIdx.x == 0) block_sum = 0;
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) local += __shfl_down_sync(0xffffffffu, local, offset);
   __syncthreads();
-  if (local) atomicAdd(reinterpret_cast<unsigned long long*>(&block_sum), static_cast<unsigned long long>(local));
+  if (threadIdx.x % 32 == 0 && local)
+    atomicAdd(reinterpret_cast<unsigned long long*>(&block_sum), static_cast<unsigned long long>(local));
   __syncthreads();
   if (threadIdx.x == 0 && block_sum)
     atomicAdd(reinterpret_cast<unsigned long long*>(total), static_cast<unsigned long long>(block_sum));

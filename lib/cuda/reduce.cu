@@ -42,9 +42,22 @@ struct ValueOrIdentity {
   }
 };
 
+// *first = min(*first, the first i with bm[i] set). A thread stops at its first find (its later
+// ones are larger) and a warp's finds meet by shuffles: one atomic a warp, not one an entry (a
+// dense bitmap's millions of atomics on one word serialise).
 __global__ void first_present_kernel(const std::uint8_t* __restrict__ bm, Index n, unsigned long long* first) {
+  unsigned long long found = ~0ull;
   for (Index i = global_thread(); i < n; i += grid_threads())
-    if (bm[i]) atomicMin(first, static_cast<unsigned long long>(i));
+    if (bm[i]) {
+      found = static_cast<unsigned long long>(i);
+      break;
+    }
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    const unsigned long long other = __shfl_down_sync(0xffffffffu, found, offset);
+    found = other < found ? other : found;
+  }
+  if (threadIdx.x % 32 == 0 && found != ~0ull) atomicMin(first, found);
 }
 
 // ANY: the value at the first stored position (*first from first_present_kernel, or 0 for a
