@@ -294,6 +294,53 @@ void library_spmv_cases(Rng& rng, GrB_Semiring gs) {
   EXPECT_EQ(gbcuda::detail::cuda::library_calls(), before) << "a pattern matrix";
 }
 
+// u'*A where u is a Bitmap whose count is still on the GPU (an apply's output) and A holds over a
+// million entries: the GPU chooses between the pull and the push (value_product_on_device). A few
+// entries and 2% of them (pushes), half of them (a pull), masked or not; the terms include
+// negative values (float and double min/max atomics order them by their bits). Against GraphBLAS.
+template <class Z, class S>
+void device_chosen_case(const S& s, GrB_Semiring gs, Check check, double tol) {
+  Rng rng(777);
+  const Index n = 70001;
+  const Coo<Z> coo = random_matrix<Z>(rng, n, n, 20.0);
+  ASSERT_GE(Index(coo.vals.size()), Index(1) << 20) << "the GPU chooses only over a million entries";
+  const gbcuda::Matrix<Z> A = gb_matrix(coo);
+  const GMat gA = grb_matrix(coo);
+  Vector<Z> x = Vector<Z>::full(n, Z(0), Backend::Cuda);
+  gbcuda::assign(x, gbcuda::no_mask, gbcuda::Plus<Z>{}, gb_vector(random_tuples<Z>(rng, n, 1.0), Backend::Cuda));
+  const Tuples<double> mask = random_mask(rng, n, 0.5);
+  const Vector<double> m = gb_vector(mask, Backend::Cuda);
+  const GVec gm = grb_vector(mask);
+  for (double density : {0.0003, 0.02, 0.5})
+    for (bool masked : {false, true}) {
+      const Vector<double> pick = gb_vector(random_mask(rng, n, density), Backend::Cuda);
+      Vector<Z> u(n, Backend::Cuda);
+      gbcuda::apply(u, pick, gbcuda::no_accum, gbcuda::Identity<Z>{}, x, gbcuda::desc::S);
+      ASSERT_EQ(u.store().form, gbcuda::VectorForm::Bitmap);
+      ASSERT_TRUE(u.store().count_on_device);
+      Descriptor d;
+      d.mask_complement = masked;
+      d.mask_structural = masked;
+      Vector<Z> w(n, Backend::Cuda);
+      if (masked) gbcuda::vxm(w, m, gbcuda::no_accum, s, u, A, d);
+      else gbcuda::vxm(w, gbcuda::no_mask, gbcuda::no_accum, s, u, A, d);
+      const GVec gu = grb_vector(tuples_of(u));
+      GVec gw = grb_empty_vector<Z>(n);
+      GrB_Descriptor gd = grb_desc(false, masked, masked, false, false);
+      OPS_GRB(GrB_vxm(gw.v, masked ? gm.v : GrB_NULL, GrB_NULL, gs, gu.v, gA.m, gd));
+      EXPECT_TRUE(same_vector(tuples_of(w), tuples_of<Z>(gw.v), check, tol))
+          << "u-density " << density << (masked ? " complemented structural mask" : " no mask");
+    }
+}
+
+TEST(ValueProductGpu, DirectionChosenOnTheGpuMatchesGraphBLAS) {
+  if (!gbcuda::cuda_available()) GTEST_SKIP() << "no CUDA device: the choice is made on the GPU";
+  device_chosen_case<float>(gbcuda::MinPlus<float>{}, GrB_MIN_PLUS_SEMIRING_FP32, Check::Exact, 0);
+  device_chosen_case<double>(gbcuda::MaxPlus<double>{}, GrB_MAX_PLUS_SEMIRING_FP64, Check::Exact, 0);
+  device_chosen_case<double>(gbcuda::PlusTimes<double>{}, GrB_PLUS_TIMES_SEMIRING_FP64, Check::Near, 1e-9);
+  device_chosen_case<std::int32_t>(gbcuda::MinPlus<std::int32_t>{}, GrB_MIN_PLUS_SEMIRING_INT32, Check::Exact, 0);
+}
+
 TEST(ValueProductGpu, FullArithmeticPullsGoToCusparse) {
   if (!gbcuda::cuda_available()) GTEST_SKIP() << "no CUDA device: the check is about the GPU backend";
   Rng rng(31);

@@ -12,6 +12,10 @@
 // push (u Sparse): the edges of u's entries are numbered by a scan of their lengths and spread
 //   evenly over the threads (a thread finds its entry by binary search); each term is combined
 //   into its output position with an atomic of the monoid.
+// on the device (u Bitmap, its count in device memory): u's entries are listed and their edges
+//   counted on the GPU, a one-thread kernel applies the policy (choose_product_kernel) to the
+//   exact counts, and both the pull's and the push's kernels are enqueued, each gated on that
+//   choice, so the host neither waits nor guesses.
 // Output: Bitmap, its count in device memory. Sums combined by atomics (long rows, push) are in
 // no fixed order: floating-point results may differ in the last bits from a sequential sum.
 #include <cooperative_groups.h>
@@ -156,6 +160,25 @@ __device__ void atomic_combine(Z* addr, Z v, const DeviceSemiring<Z>& s) {
         atomicMax(reinterpret_cast<N*>(addr), N(v));
         return;
       }
+    } else {
+      // IEEE floats without the sign bit order as their bits read as signed integers, and those
+      // with it in reverse as unsigned ones: one integer atomic instead of a compare-and-swap
+      // loop. A NaN term keeps the loop (its order against other terms is unspecified anyway).
+      using N = std::conditional_t<sizeof(Z) == 4, int, long long>;
+      using U = std::conditional_t<sizeof(Z) == 4, unsigned, unsigned long long>;
+      if ((k == MonoidKind::Min || k == MonoidKind::Max) && v == v) {
+        N bits;
+        memcpy(&bits, &v, sizeof(Z));
+        const bool negative = bits < 0;
+        if ((k == MonoidKind::Min) != negative) {  // Min of a positive or Max of a negative: signed
+          if (k == MonoidKind::Min) atomicMin(reinterpret_cast<N*>(addr), bits);
+          else atomicMin(reinterpret_cast<U*>(addr), U(bits));
+        } else {
+          if (k == MonoidKind::Max) atomicMax(reinterpret_cast<N*>(addr), bits);
+          else atomicMax(reinterpret_cast<U*>(addr), U(bits));
+        }
+        return;
+      }
     }
     using W = std::conditional_t<sizeof(Z) == 4, unsigned, unsigned long long>;
     W* word = reinterpret_cast<W*>(addr);
@@ -194,6 +217,14 @@ __device__ void tile_combine(const DeviceSemiring<Z>& s, bool& has, Z& acc) {
   }
 }
 
+// Whether a kernel runs, decided on the device: always when `flag` is null, else when *flag ==
+// want (a product whose direction the GPU chose enqueues both, each gated on the choice).
+struct Gate {
+  const int* flag = nullptr;
+  int want = 0;
+  __device__ bool closed() const { return flag != nullptr && *flag != want; }
+};
+
 // The long rows a pull handed to the chunked pass: their rows, and after the numbering pass each
 // one's first chunk and whether a chunk has given it a term yet.
 struct LongRows {
@@ -209,7 +240,8 @@ struct LongRows {
 template <int G, bool kDirect, class Z>
 __global__ void __launch_bounds__(kBlock)
     pull_rows_kernel(std::uint8_t* __restrict__ tb, Z* __restrict__ tv, MaskView m, DeviceSemiring<Z> s, TypedCsr a,
-                     TypedVec u, LongRows lr, bool split_long, Index* count) {
+                     TypedVec u, LongRows lr, bool split_long, Index* count, Gate gate) {
+  if (gate.closed()) return;
   const unsigned lane = threadIdx.x % G;
   const Index groups = grid_threads() / G;
   const bool terminal = s.has_terminal();
@@ -329,9 +361,9 @@ __global__ void __launch_bounds__(kBlock)
 
 template <int G, bool kDirect, class Z>
 void launch_pull_rows(VectorStore<Z>& out, const MaskView& m, const DeviceSemiring<Z>& s, const TypedCsr& a,
-                      const TypedVec& u, const LongRows& lr, bool split_long, Index* count) {
+                      const TypedVec& u, const LongRows& lr, bool split_long, Index* count, Gate gate) {
   pull_rows_kernel<G, kDirect><<<grid_for(a.nrows, G), kBlock, 0, stream()>>>(out.bitmap.data(), out.values.data(), m,
-                                                                              s, a, u, lr, split_long, count);
+                                                                              s, a, u, lr, split_long, count, gate);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -357,7 +389,8 @@ bool direct_loads(const DeviceSemiring<Z>& s, const TypedValues& a, const TypedV
 // ---- push ------------------------------------------------------------------------------------
 // Every position absent, its value the identity (what the atomics combine into).
 template <class Z>
-__global__ void clear_output_kernel(std::uint8_t* __restrict__ tb, Z* __restrict__ tv, Z identity, Index n) {
+__global__ void clear_output_kernel(std::uint8_t* __restrict__ tb, Z* __restrict__ tv, Z identity, Index n, Gate gate) {
+  if (gate.closed()) return;
   for (Index i = global_thread(); i < n; i += grid_threads()) {
     tb[i] = 0;
     tv[i] = identity;
@@ -381,8 +414,8 @@ __global__ void entry_lengths_kernel(Index* __restrict__ lengths, const Offset* 
 template <bool kDirect, class Z>
 __global__ void __launch_bounds__(kBlock)
     push_kernel(std::uint8_t* __restrict__ tb, Z* __restrict__ tv, MaskView m, DeviceSemiring<Z> s, TypedCsr a,
-                TypedVec u, const Index* __restrict__ ends, Index entries) {
-  if (entries == 0) return;
+                TypedVec u, const Index* __restrict__ ends, Index entries, bool values_by_position, Gate gate) {
+  if (entries == 0 || gate.closed()) return;
   const Index edges = ends[entries - 1];
   for (Index e = global_thread(); e < edges; e += grid_threads()) {
     Index lo = 0, hi = entries - 1;  // the first entry p with ends[p] > e
@@ -395,12 +428,13 @@ __global__ void __launch_bounds__(kBlock)
     const Offset p = a.row_ptr[k + 1] - (ends[lo] - e);
     const Vid j = a.col_idx[p];
     if (!m.allows(j)) continue;
-    atomic_combine(&tv[j], s.template term<kDirect>(a.values, p, u.values, lo, k), s);
+    atomic_combine(&tv[j], s.template term<kDirect>(a.values, p, u.values, values_by_position ? k : lo, k), s);
     tb[j] = 1;
   }
 }
 
-__global__ void count_present_kernel(const std::uint8_t* __restrict__ tb, Index n, Index* count) {
+__global__ void count_present_kernel(const std::uint8_t* __restrict__ tb, Index n, Index* count, Gate gate) {
+  if (gate.closed()) return;
   long long local = 0;
   for (Index i = global_thread(); i < n; i += grid_threads()) local += tb[i] != 0;
   block_count_add(local, count);
@@ -496,23 +530,13 @@ Csr<Z> mxm_dot(const CsrView<bool>& m, const SemiringCode& code, const TypedCsr&
   return out;
 }
 
+namespace {
+
+// The pull's kernels into `out` (Bitmap of rows.nrows), counting into *count; all gated.
 template <class Z>
-void value_pull(VectorStore<Z>& t, const MaskView& m, const SemiringCode& code, const TypedCsr& rows, const TypedVec& u,
-                bool u_first) {
-  if (u.form == VectorForm::Sparse) throw Error(Status::InvalidValue, "internal: CUDA pull needs u Bitmap or Dense");
-  if (u.n != rows.ncols)
-    throw Error(Status::DimensionMismatch, "product: u has length " + std::to_string(u.n) + ", the matrix has " +
-                                               std::to_string(rows.ncols) + " columns");
+void pull_into(VectorStore<Z>& out, Index* count, const MaskView& m, const DeviceSemiring<Z>& s, bool direct,
+               const TypedCsr& rows, const TypedVec& u, Gate gate) {
   const Index n = rows.nrows;
-  if ((!u.nvals_dev && u.nvals == 0) || n == 0 || (m.complement && m.bitmap == nullptr)) {  // no term can exist
-    t = VectorStore<Z>::empty(n, Backend::Cuda);
-    return;
-  }
-  if (m.list_only()) throw Error(Status::InvalidValue, "internal: a list-only mask reached the pull");
-  const DeviceSemiring<Z> s = device_semiring<Z>(code, u_first, rows.values);
-  const bool direct = direct_loads(s, rows.values, u.values);
-  VectorStore<Z> out = bitmap_output<Z>(n);
-  Index* count = fresh_count(out);
   // A tile of about a quarter of the average row: each lane takes a few entries, which keeps
   // more loads in flight than one entry a lane and a longer reduction.
   const Offset avg = rows.nnz / n;
@@ -533,12 +557,13 @@ void value_pull(VectorStore<Z>& t, const MaskView& m, const SemiringCode& code, 
     chunks = scratch.take<Index>(cap + 1);
     fill_bytes(lr.count, Backend::Cuda, 0, sizeof(Index));
   }
-  auto run = [&](const auto& sk, auto direct_tag) {
+  auto run = [&](auto direct_tag) {
     constexpr bool kDirect = decltype(direct_tag)::value;
-    if (tile == 1) launch_pull_rows<1, kDirect>(out, m, sk, rows, u, lr, split_long, count);
-    else if (tile == 8) launch_pull_rows<8, kDirect>(out, m, sk, rows, u, lr, split_long, count);
-    else launch_pull_rows<32, kDirect>(out, m, sk, rows, u, lr, split_long, count);
+    if (tile == 1) launch_pull_rows<1, kDirect>(out, m, s, rows, u, lr, split_long, count, gate);
+    else if (tile == 8) launch_pull_rows<8, kDirect>(out, m, s, rows, u, lr, split_long, count, gate);
+    else launch_pull_rows<32, kDirect>(out, m, s, rows, u, lr, split_long, count, gate);
     if (split_long) {
+      // Ungated: a pull that did not run listed no long row, and these then do nothing.
       chunk_counts_kernel<<<grid_for(lr.capacity + 1), kBlock, 0, stream()>>>(lr, rows.row_ptr, chunks);
       CUDA_CHECK_LAUNCH();
       run_cub(scratch, [&](void* temp, std::size_t& bytes) {
@@ -547,12 +572,86 @@ void value_pull(VectorStore<Z>& t, const MaskView& m, const SemiringCode& code, 
       const Index max_chunks = (rows.nnz + kChunk - 1) / kChunk + lr.capacity;
       const auto blocks = static_cast<unsigned>(std::clamp<Index>(max_chunks, 1, kDeviceCountBlocks));
       long_rows_kernel<kDirect>
-          <<<blocks, kBlock, 0, stream()>>>(out.bitmap.data(), out.values.data(), sk, rows, u, lr, count);
+          <<<blocks, kBlock, 0, stream()>>>(out.bitmap.data(), out.values.data(), s, rows, u, lr, count);
       CUDA_CHECK_LAUNCH();
     }
   };
-  if (direct) run(s, std::true_type{});
-  else run(s, std::false_type{});
+  if (direct) run(std::true_type{});
+  else run(std::false_type{});
+}
+
+// ends[p] = the out-edges of u's entries 0..p (Sparse u; `entries` its count or capacity), from
+// `scratch`.
+inline Index* entry_ends(Scratch& scratch, const TypedCsr& cols, const TypedVec& u, Index entries) {
+  auto* lengths = scratch.take<Index>(static_cast<std::size_t>(entries));
+  auto* ends = scratch.take<Index>(static_cast<std::size_t>(entries));
+  entry_lengths_kernel<<<grid_for(entries), kBlock, 0, stream()>>>(lengths, cols.row_ptr, u.indices, u.nvals,
+                                                                   u.nvals_dev, entries);
+  CUDA_CHECK_LAUNCH();
+  run_cub(scratch, [&](void* temp, std::size_t& bytes) {
+    return cub::DeviceScan::InclusiveSum(temp, bytes, lengths, ends, entries, stream());
+  });
+  return ends;
+}
+
+// The push's kernels into `out` (Bitmap of cols.ncols), counting into *count; all gated.
+// values_by_position: u's values are indexed by position (a Bitmap's), not by entry.
+template <class Z>
+void push_into(VectorStore<Z>& out, Index* count, const MaskView& m, const DeviceSemiring<Z>& s, bool direct,
+               const TypedCsr& cols, const TypedVec& u, const Index* ends, Index entries, bool values_by_position,
+               Gate gate) {
+  const Index n = cols.ncols;
+  clear_output_kernel<<<grid_for(n), kBlock, 0, stream()>>>(out.bitmap.data(), out.values.data(), s.identity(), n,
+                                                            gate);
+  CUDA_CHECK_LAUNCH();
+  // Enough threads for the average entry's edges; the grid-stride loop covers the rest.
+  const Index edge_guess = std::max<Index>(1, entries * std::max<Offset>(1, cols.nnz / std::max<Index>(1, cols.nrows)));
+  if (direct)
+    push_kernel<true><<<grid_for(edge_guess), kBlock, 0, stream()>>>(out.bitmap.data(), out.values.data(), m, s, cols,
+                                                                     u, ends, entries, values_by_position, gate);
+  else
+    push_kernel<false><<<grid_for(edge_guess), kBlock, 0, stream()>>>(out.bitmap.data(), out.values.data(), m, s, cols,
+                                                                      u, ends, entries, values_by_position, gate);
+  CUDA_CHECK_LAUNCH();
+  count_present_kernel<<<grid_for(n), kBlock, 0, stream()>>>(out.bitmap.data(), n, count, gate);
+  CUDA_CHECK_LAUNCH();
+}
+
+// *pull = 1 when the policy pulls the product whose input has *entries entries with ends[...]
+// out-edges, else 0.
+__global__ void choose_direction_kernel(int* pull, const Index* entries, const Index* ends, ProductPolicy p,
+                                        Index n_out, Index unexplored_edges) {
+  FrontierInfo info;
+  info.frontier_size = *entries;
+  info.frontier_edges = info.frontier_size > 0 ? ends[info.frontier_size - 1] : 0;
+  info.unexplored_edges = unexplored_edges;
+  info.n = n_out;
+  *pull = choose_product_kernel(p, info) == ProductKernel::Pull ? 1 : 0;
+}
+
+void check_length(Index u_n, Index want, const char* what) {
+  if (u_n != want)
+    throw Error(Status::DimensionMismatch, "product: u has length " + std::to_string(u_n) + ", the matrix has " +
+                                               std::to_string(want) + " " + what);
+}
+
+}  // namespace
+
+template <class Z>
+void value_pull(VectorStore<Z>& t, const MaskView& m, const SemiringCode& code, const TypedCsr& rows, const TypedVec& u,
+                bool u_first) {
+  if (u.form == VectorForm::Sparse) throw Error(Status::InvalidValue, "internal: CUDA pull needs u Bitmap or Dense");
+  check_length(u.n, rows.ncols, "columns");
+  const Index n = rows.nrows;
+  if ((!u.nvals_dev && u.nvals == 0) || n == 0 || (m.complement && m.bitmap == nullptr)) {  // no term can exist
+    t = VectorStore<Z>::empty(n, Backend::Cuda);
+    return;
+  }
+  if (m.list_only()) throw Error(Status::InvalidValue, "internal: a list-only mask reached the pull");
+  const DeviceSemiring<Z> s = device_semiring<Z>(code, u_first, rows.values);
+  VectorStore<Z> out = bitmap_output<Z>(n);
+  Index* count = fresh_count(out);
+  pull_into(out, count, m, s, direct_loads(s, rows.values, u.values), rows, u, Gate{});
   t = std::move(out);
 }
 
@@ -560,9 +659,7 @@ template <class Z>
 void value_push(VectorStore<Z>& t, const MaskView& m, const SemiringCode& code, const TypedCsr& cols, const TypedVec& u,
                 bool u_first) {
   if (u.form != VectorForm::Sparse) throw Error(Status::InvalidValue, "internal: CUDA push needs u Sparse");
-  if (u.n != cols.nrows)
-    throw Error(Status::DimensionMismatch, "product: u has length " + std::to_string(u.n) + ", the matrix has " +
-                                               std::to_string(cols.nrows) + " rows");
+  check_length(u.n, cols.nrows, "rows");
   const Index n = cols.ncols;
   // The list's length: its count when the host knows it, else its capacity (the lengths past
   // the device count are zero).
@@ -573,31 +670,50 @@ void value_push(VectorStore<Z>& t, const MaskView& m, const SemiringCode& code, 
   }
   if (m.list_only()) throw Error(Status::InvalidValue, "internal: a list-only mask reached the push");
   const DeviceSemiring<Z> s = device_semiring<Z>(code, u_first, cols.values);
-  const bool direct = direct_loads(s, cols.values, u.values);
   VectorStore<Z> out = bitmap_output<Z>(n);
   Index* count = fresh_count(out);
-  clear_output_kernel<<<grid_for(n), kBlock, 0, stream()>>>(out.bitmap.data(), out.values.data(), s.identity(), n);
-  CUDA_CHECK_LAUNCH();
   Scratch scratch;
-  auto* lengths = scratch.take<Index>(static_cast<std::size_t>(entries));
-  auto* ends = scratch.take<Index>(static_cast<std::size_t>(entries));
-  entry_lengths_kernel<<<grid_for(entries), kBlock, 0, stream()>>>(lengths, cols.row_ptr, u.indices, u.nvals,
-                                                                   u.nvals_dev, entries);
+  const Index* ends = entry_ends(scratch, cols, u, entries);
+  push_into(out, count, m, s, direct_loads(s, cols.values, u.values), cols, u, ends, entries, false, Gate{});
+  t = std::move(out);
+}
+
+template <class Z>
+void value_product_on_device(VectorStore<Z>& t, const MaskView& m, const SemiringCode& code, const TypedCsr& rows,
+                             const TypedCsr& cols, const TypedVec& u, bool u_first, const ProductPolicy& p,
+                             Index unexplored_edges) {
+  if (u.form != VectorForm::Bitmap)
+    throw Error(Status::InvalidValue, "internal: a device-chosen product needs u Bitmap");
+  check_length(u.n, rows.ncols, "columns");
+  check_length(u.n, cols.nrows, "rows");
+  const Index n = rows.nrows;
+  if (n == 0 || u.n == 0 || (m.complement && m.bitmap == nullptr)) {
+    t = VectorStore<Z>::empty(n, Backend::Cuda);
+    return;
+  }
+  if (m.list_only()) throw Error(Status::InvalidValue, "internal: a list-only mask reached the product");
+  const DeviceSemiring<Z> s = device_semiring<Z>(code, u_first, rows.values);
+  const bool direct = direct_loads(s, rows.values, u.values);
+  VectorStore<Z> out = bitmap_output<Z>(n);
+  Index* count = fresh_count(out);
+  Scratch scratch;
+  // u's entries as a list (its values stay where the Bitmap holds them), their edges counted.
+  TypedVec list = u;
+  list.form = VectorForm::Sparse;
+  list.capacity = u.n;
+  list.nvals = 0;
+  auto* listed = scratch.take<Vid>(static_cast<std::size_t>(u.n));
+  auto* listed_count = scratch.take<Index>(1);
+  select_flagged(scratch, u.bitmap, u.n, listed, listed_count);
+  list.indices = listed;
+  list.nvals_dev = listed_count;
+  list.bitmap = nullptr;
+  const Index* ends = entry_ends(scratch, cols, list, u.n);
+  int* pull = scratch.take<int>(1);
+  choose_direction_kernel<<<1, 1, 0, stream()>>>(pull, listed_count, ends, p, n, unexplored_edges);
   CUDA_CHECK_LAUNCH();
-  run_cub(scratch, [&](void* temp, std::size_t& bytes) {
-    return cub::DeviceScan::InclusiveSum(temp, bytes, lengths, ends, entries, stream());
-  });
-  // Enough threads for the average entry's edges; the grid-stride loop covers the rest.
-  const Index edge_guess = std::max<Index>(1, entries * std::max<Offset>(1, cols.nnz / std::max<Index>(1, cols.nrows)));
-  if (direct)
-    push_kernel<true><<<grid_for(edge_guess), kBlock, 0, stream()>>>(out.bitmap.data(), out.values.data(), m, s, cols,
-                                                                     u, ends, entries);
-  else
-    push_kernel<false><<<grid_for(edge_guess), kBlock, 0, stream()>>>(out.bitmap.data(), out.values.data(), m, s, cols,
-                                                                      u, ends, entries);
-  CUDA_CHECK_LAUNCH();
-  count_present_kernel<<<grid_for(n), kBlock, 0, stream()>>>(out.bitmap.data(), n, count);
-  CUDA_CHECK_LAUNCH();
+  pull_into(out, count, m, s, direct, rows, u, Gate{pull, 1});
+  push_into(out, count, m, s, direct, cols, list, ends, u.n, /*values_by_position=*/true, Gate{pull, 0});
   t = std::move(out);
 }
 
@@ -613,6 +729,8 @@ void cast_values(To* out, const TypedValues& in, Index count) {
                               bool);                                                                                   \
   template void value_push<Z>(VectorStore<Z>&, const MaskView&, const SemiringCode&, const TypedCsr&, const TypedVec&, \
                               bool);                                                                                   \
+  template void value_product_on_device<Z>(VectorStore<Z>&, const MaskView&, const SemiringCode&, const TypedCsr&,     \
+                                           const TypedCsr&, const TypedVec&, bool, const ProductPolicy&, Index);       \
   template void cast_values<Z>(Z*, const TypedValues&, Index);                                                         \
   template Csr<Z> mxm_dot<Z>(const CsrView<bool>&, const SemiringCode&, const TypedCsr&, const TypedCsr&);
 GBCUDA_FOR_EACH_TYPE(GBCUDA_INST_VALUE_PRODUCT)

@@ -118,6 +118,14 @@ void value_pull(VectorStore<Z>& t, const MaskView& m, const SemiringCode& s, con
 template <class Z>
 void value_push(VectorStore<Z>& t, const MaskView& m, const SemiringCode& s, const TypedCsr& cols, const TypedVec& u,
                 bool u_first);
+// The same product for a Bitmap u whose count is in device memory, the direction chosen on the
+// device: u's entries are listed and their out-edges (in `cols`) summed there, the policy `p`
+// weighs them against `unexplored_edges` (choose_product_kernel), and the pull over `rows` and the
+// push over `cols` are both enqueued, each running only if chosen. No host wait. t: Bitmap.
+template <class Z>
+void value_product_on_device(VectorStore<Z>& t, const MaskView& m, const SemiringCode& s, const TypedCsr& rows,
+                             const TypedCsr& cols, const TypedVec& u, bool u_first, const ProductPolicy& p,
+                             Index unexplored_edges);
 // Masked mxm by dot products (value_product.cu): for each stored (i,j) of `mask`, the semiring's
 // sum over k of A(i,k) * Bt(j,k) (Bt: the rows of B'); the result keeps the entries with a term.
 template <class Z>

@@ -256,6 +256,11 @@ inline constexpr bool cusparse_computes_v =
      std::is_same_v<typename S::value_type,
                     double>)&&std::is_same_v<TA, typename S::value_type>&& std::is_same_v<TB, typename S::value_type>;
 
+// Below this many entries a u'*A whose input count is on the GPU is pulled without weighing: the
+// GPU's choice costs five more launches (listing u, counting its edges, choosing, and the push's
+// clear and count), about what a pull over a million entries does.
+inline constexpr Index kDeviceChosenMinEntries = Index(1) << 20;
+
 // The CUDA value product's push/pull choice: the library's policy (product_policy.hpp) on what the
 // host knows without waiting for the GPU: u's form, and its count when the host has it (a push
 // would walk about count x the average row length). A count still on the device leaves the
@@ -317,6 +322,7 @@ void product(Vector<typename S::value_type>& w, const PreparedMask& pm, const S&
     }
     if constexpr (cuda_supports_semiring<S, TA, TU>()) {  // every other built-in semiring: the value product
       constexpr cuda::SemiringCode code = cuda::semiring_code<S>();
+      const ProductPolicy vp = policy_for_call(value_product_policy(), d.direction, d.kernel, d.alpha, d.beta);
       const Index push_nrows = transposed ? A.nrows() : A.ncols();
       if constexpr (cusparse_computes_v<S, TA, TU>) {
         const auto& us = u.store();
@@ -337,7 +343,21 @@ void product(Vector<typename S::value_type>& w, const PreparedMask& pm, const S&
           return;
         }
       }
-      if (value_pulls(u, A.nvals(), push_nrows, pm, p, d.direction, w.size())) {
+      const auto& ust = u.store();
+      if (ust.count_on_device && ust.form == VectorForm::Bitmap && transposed && vp.forced == ProductKernel::Auto &&
+          d.direction == Direction::Auto && A.nvals() >= kDeviceChosenMinEntries) {
+        // The host would have to wait to know u's count: the GPU weighs the pull against the
+        // push (u'*A: the push walks A's own rows, no transpose to build).
+        Index allowed = w.size();
+        if (pm.counted && pm.count_dev == nullptr) allowed = pm.view.complement ? w.size() - pm.count : pm.count;
+        const Index unexplored = w.size() > 0 ? Index(double(A.nvals()) * double(allowed) / double(w.size())) : 0;
+        cuda::value_product_on_device<Z>(t, pm.view, code, typed(view(pull_rows<S>(A, transposed).csr(b))),
+                                         typed(view(push_rows<S>(A, transposed).csr(b))), typed(view(ust)), u_first, vp,
+                                         unexplored);
+        w.store() = std::move(t);
+        return;
+      }
+      if (value_pulls(u, A.nvals(), push_nrows, pm, vp, d.direction, w.size())) {
         const Vector<TU>& ug = u.form() == VectorForm::Sparse ? in_form(u, VectorForm::Bitmap, u_hold) : u;
         cuda::value_pull<Z>(t, pm.view, code, typed(view(pull_rows<S>(A, transposed).csr(b))), typed(view(ug.store())),
                             u_first);
