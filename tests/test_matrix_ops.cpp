@@ -944,6 +944,104 @@ TEST_P(MatrixOps, BuildWithEveryDuplicatePolicyMatchesGraphBLAS) {
   check_build_duplicates<double>(b());
 }
 
+// set_element / remove_element against GrB_Matrix_setElement / removeElement: batches of changes
+// (values replaced, entries added, entries removed, absent ones "removed") on a matrix that lives
+// on the backend (on the GPU only, for Cuda), element() read between changes, then every entry,
+// the transpose and a product on the backend checked after each batch; a copy made before the
+// changes keeps the old entries (copy on write).
+TEST_P(MatrixOps, SetAndRemoveElementsMatchGraphBLAS) {
+  Rng rng(61);
+  const Index nr = 120, nc = 90;
+  const Coo<double> coo = random_matrix<double>(rng, nr, nc, 4.0);
+  Matrix<double> A = gb_matrix(coo);
+  if (b() == Backend::Cuda) {
+    A.csr(Backend::Cuda);
+    A.release(Backend::Host);  // on the GPU only: the changes start from a copy down
+  }
+  const Matrix<double> before = A;
+  const auto original = entries_of(before);
+  const GMat gA = grb_matrix(coo);
+  auto want = original;
+  std::uniform_int_distribution<Index> row(0, nr - 1), col(0, nc - 1), kind(0, 3);
+  for (int batch = 0; batch < 4; ++batch) {
+    for (int k = 0; k < 150; ++k) {
+      Index i = row(rng), j = col(rng);
+      const Index what = kind(rng);
+      if (what <= 1 && !want.empty()) {  // an existing entry: replaced or removed
+        auto it = want.begin();
+        std::advance(it, std::uniform_int_distribution<std::size_t>(0, want.size() - 1)(rng));
+        std::tie(i, j) = it->first;
+      }
+      if (what == 1 || what == 3) {
+        A.remove_element(i, j);
+        OPS_GRB(GrB_Matrix_removeElement(gA.m, GrB_Index(i), GrB_Index(j)));
+        want.erase({i, j});
+      } else {
+        const double x = random_value<double>(rng);
+        A.set_element(i, j, x);
+        OPS_GRB(GrB_Matrix_setElement_FP64(gA.m, x, GrB_Index(i), GrB_Index(j)));
+        want[{i, j}] = x;
+      }
+      if (k % 37 == 0) {  // read while changes are pending
+        const auto at = want.find({i, j});
+        EXPECT_EQ(A.element(i, j), at == want.end() ? std::nullopt : std::optional<double>(at->second));
+      }
+    }
+    EXPECT_GT(A.pending_changes(), 0);
+    EXPECT_EQ(A.nvals(), Index(want.size()));
+    EXPECT_EQ(A.pending_changes(), 0);
+    EXPECT_EQ(entries_of(A), entries_of<double>(gA.m)) << "batch " << batch;
+    GMat gAt = grb_empty_matrix<double>(nc, nr);
+    OPS_GRB(GrB_transpose(gAt.m, nullptr, nullptr, gA.m, nullptr));
+    EXPECT_EQ(entries_of(A.transpose()), entries_of<double>(gAt.m)) << "batch " << batch;
+    const Tuples<double> t = random_tuples<double>(rng, nc, 0.7);
+    gbcuda::Vector<double> w(nr, b());
+    gbcuda::mxv(w, gbcuda::no_mask, gbcuda::no_accum, gbcuda::PlusTimes<double>{}, A, gb_vector(t, b()));
+    const GVec gu = grb_vector(t);
+    GVec gw = grb_empty_vector<double>(nr);
+    OPS_GRB(GrB_mxv(gw.v, GrB_NULL, GrB_NULL, GrB_PLUS_TIMES_SEMIRING_FP64, gA.m, gu.v, GrB_NULL));
+    EXPECT_TRUE(same_vector(tuples_of(w), tuples_of<double>(gw.v), Check::Near, 1e-12)) << "batch " << batch;
+  }
+  EXPECT_EQ(entries_of(before), original) << "a copy made before the changes";
+  Matrix<double> later = A;
+  later.set_element(0, 0, 1234.5);
+  EXPECT_EQ(A.element(0, 0), want.count({0, 0}) ? std::optional<double>(want[{0, 0}]) : std::nullopt);
+  EXPECT_EQ(later.element(0, 0), std::optional<double>(1234.5));
+}
+
+// A pattern stays iso while every value set is its value; another value stores them all. An
+// empty matrix of a shape is filled by set_element; positions outside are errors.
+TEST_P(MatrixOps, SetElementOnPatternAndEmptyMatrices) {
+  std::vector<Index> r{0, 1, 2}, c{1, 2, 0};
+  Matrix<double> P = Matrix<double>::from_coo(3, 3, r, c);
+  P.set_element(2, 2, 1.0);
+  EXPECT_TRUE(P.is_iso());
+  EXPECT_EQ(P.nvals(), 4);
+  P.set_element(0, 0, -2.0);
+  P.remove_element(1, 2);
+  P.remove_element(1, 1);  // absent: nothing happens
+  EXPECT_FALSE(P.is_iso());
+  EXPECT_EQ(entries_of(P), (Entries<double>{{{0, 0}, -2.0}, {{0, 1}, 1.0}, {{2, 0}, 1.0}, {{2, 2}, 1.0}}));
+  Matrix<bool> E(4, 6);
+  EXPECT_EQ(E.nrows(), 4);
+  EXPECT_EQ(E.ncols(), 6);
+  EXPECT_EQ(E.nvals(), 0);
+  E.set_element(3, 5, true);
+  E.set_element(0, 2, false);
+  if (b() == Backend::Cuda) E.csr(Backend::Cuda);
+  EXPECT_EQ(entries_of(E), (Entries<bool>{{{0, 2}, false}, {{3, 5}, true}}));
+  for (auto [i, j] : {std::pair<Index, Index>{-1, 0}, {4, 0}, {0, 6}}) {
+    try {
+      E.set_element(i, j, true);
+      ADD_FAILURE() << "set_element(" << i << ", " << j << ") did not throw";
+    } catch (const gbcuda::Error& e) {
+      EXPECT_EQ(e.status(), gbcuda::Status::InvalidIndex);
+    }
+    EXPECT_THROW(E.remove_element(i, j), gbcuda::Error);
+  }
+  EXPECT_THROW(Matrix<double>(-1, 2), gbcuda::Error);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, MatrixOps, ::testing::Values(Backend::Host, Backend::Cuda), backend_name);
 
 }  // namespace

@@ -72,6 +72,8 @@ class Matrix {
   using value_type = T;
 
   Matrix();  // 0 x 0
+  // An nrows x ncols matrix with no entries (GrB_Matrix_new), to fill with set_element.
+  Matrix(Index nrows, Index ncols);
 
   // From coordinates (0-based), in any integer type (std::vector<int>, std::vector<uint64_t>,
   // spans, ...). `values` empty means a pattern matrix (every value T(1), stored once).
@@ -96,7 +98,8 @@ class Matrix {
   // structure is symmetric says so, which spares computing it (a transpose) later.
   static Matrix from_valid_csr(Csr<T>&& csr, std::optional<bool> symmetric_structure = std::nullopt);
 
-  Matrix(const Matrix&) = default;  // shares the storage (a Matrix is immutable)
+  // Copies share the storage until one of them is changed (copy on write): each behaves as a value.
+  Matrix(const Matrix&) = default;
   Matrix& operator=(const Matrix&) = default;
   Matrix(Matrix&& o) noexcept : s_(std::exchange(o.s_, empty_store())) {}
   Matrix& operator=(Matrix&& o) noexcept {
@@ -111,6 +114,22 @@ class Matrix {
   // A(i, j) (GrB_Matrix_extractElement), or nothing when no entry is stored there; read from the
   // host copy (made on first use). Error(InvalidIndex) outside the matrix.
   std::optional<T> element(Index i, Index j) const;
+
+  // Changing one entry (GrB_Matrix_setElement, GrB_Matrix_removeElement; removing an absent entry
+  // does nothing). The change is kept pending, in host memory, and applied by the next read of any
+  // kind or by wait(): SuiteSparse's pending tuples and zombies, as one ordered list of changes
+  // (a later change to an entry replaces an earlier one). Applying rebuilds the host CSR once and
+  // drops every cached copy (GPU, transpose, degrees, symmetry); references returned earlier by
+  // csr(), transpose(), out_degrees(), in_degrees() or symmetrized() become invalid. A change
+  // must not run while another thread uses this Matrix object. Error(InvalidIndex) outside the
+  // matrix.
+  void set_element(Index i, Index j, T x);
+  void remove_element(Index i, Index j);
+  // Applies pending changes now (GrB_Matrix_wait): reads from several threads at once are safe
+  // again after it (they are before any change, and after this).
+  void wait() const;
+  // Changes not applied yet.
+  Index pending_changes() const;
 
   // The CSR in `where`'s memory (copied there once, then cached). On the GPU the calling
   // thread's stream is ordered after the copy (and after whatever built it on another thread).
@@ -140,6 +159,11 @@ class Matrix {
   template <class U>
   friend std::shared_ptr<void> detail::device_engine_state(const Matrix<U>&, std::shared_ptr<void> (*)());
   explicit Matrix(std::shared_ptr<detail::MatrixStore<T>> s) : s_(std::move(s)) {}
+  // Applies pending changes (every read calls it first).
+  void settle() const;
+  // Gives this Matrix a store of its own before a change (copy on write).
+  void own_storage();
+  void check_position(Index i, Index j, const char* what) const;
   // The store of every moved-from matrix: 0 x 0, shared (nothing changes a 0 x 0 matrix).
   static const std::shared_ptr<detail::MatrixStore<T>>& empty_store() noexcept;
   std::shared_ptr<detail::MatrixStore<T>> s_;

@@ -1,18 +1,22 @@
-// Matrix<T>: building CSR from coordinates or arrays, the host transpose, and the cached
-// properties (transpose, degrees, symmetry, per-backend copies).
+// Matrix<T>: building CSR from coordinates or arrays, the host transpose, the cached properties
+// (transpose, degrees, symmetry, per-backend copies), and changes to single entries (pending until
+// the next read, copy on write).
 #include "gbcuda/matrix.hpp"
 
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <new>
 #include <numeric>
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "core/duplicates.hpp"
 
@@ -41,6 +45,10 @@ struct MatrixStore {
   std::optional<std::vector<Index>> in_degrees;
   std::optional<bool> symmetric;
   StreamUse use;  // the threads' streams that built or read `device`
+  // set_element / remove_element not yet in the CSR: (i, j) -> the new value, or nothing for a
+  // removal; `has_pending` lets a read skip the lock when there are none.
+  std::map<std::pair<Index, Index>, std::optional<T>> pending;
+  std::atomic<bool> has_pending{false};
   MatrixStore() = default;
   MatrixStore(const MatrixStore&) = delete;
   MatrixStore& operator=(const MatrixStore&) = delete;
@@ -134,6 +142,48 @@ Csr<T> host_csr(Index nrows, Index ncols, std::vector<Offset>&& row_ptr, std::ve
   return c;
 }
 
+// a with `changes` applied (each replaces, adds or removes one entry), in host memory. Stays iso
+// where every value set equals a's iso value.
+template <class T>
+Csr<T> with_changes(const Csr<T>& a, const std::map<std::pair<Index, Index>, std::optional<T>>& changes) {
+  bool iso = a.is_iso();
+  for (const auto& [at, x] : changes)
+    if (x && !(*x == a.iso_value)) iso = false;
+  const auto nrows = static_cast<std::size_t>(a.nrows);
+  std::vector<Offset> row_ptr = host_vector<Offset>(nrows + 1, 0);
+  std::vector<Vid> cols;
+  std::vector<T> vals;
+  cols.reserve(static_cast<std::size_t>(a.nvals()) + changes.size());
+  if (!iso) vals.reserve(cols.capacity());
+  const Offset* rp = a.row_ptr.data();
+  const Vid* ci = a.col_idx.data();
+  auto it = changes.begin();
+  for (Index i = 0; i < a.nrows; ++i) {
+    Offset p = rp[i];
+    const Offset end = rp[i + 1];
+    for (;;) {
+      const bool change_here = it != changes.end() && it->first.first == i;
+      if (!change_here && p == end) break;
+      if (change_here && (p == end || it->first.second <= Index(ci[p]))) {
+        if (p < end && Index(ci[p]) == it->first.second) ++p;  // replaced or removed
+        if (it->second) {
+          cols.push_back(static_cast<Vid>(it->first.second));
+          if (!iso) vals.push_back(*it->second);
+        }
+        ++it;
+      } else {
+        cols.push_back(ci[p]);
+        if (!iso) vals.push_back(a.is_iso() ? a.iso_value : a.values.data()[p]);
+        ++p;
+      }
+    }
+    row_ptr[static_cast<std::size_t>(i) + 1] = static_cast<Offset>(cols.size());
+  }
+  Csr<T> c = host_csr(a.nrows, a.ncols, std::move(row_ptr), std::move(cols), std::move(vals));
+  if (iso) c.iso_value = a.iso_value;
+  return c;
+}
+
 }  // namespace
 
 // Host transpose: counting sort by column. Rows are visited in order, so each column of the
@@ -185,6 +235,93 @@ const std::shared_ptr<detail::MatrixStore<T>>& Matrix<T>::empty_store() noexcept
 
 template <class T>
 Matrix<T>::Matrix() : s_(empty_store()) {}
+
+template <class T>
+Matrix<T>::Matrix(Index nrows, Index ncols) : s_(empty_store()) {
+  detail::check_dims(nrows, ncols);
+  *this =
+      from_valid_csr(detail::host_csr<T>(nrows, ncols, detail::host_vector<Offset>(std::size_t(nrows) + 1, 0), {}, {}),
+                     nrows == ncols ? std::optional<bool>(true) : std::nullopt);
+}
+
+template <class T>
+void Matrix<T>::check_position(Index i, Index j, const char* what) const {
+  if (i < 0 || i >= nrows() || j < 0 || j >= ncols())
+    throw Error(Status::InvalidIndex, std::string(what) + " (" + detail::str(i) + ", " + detail::str(j) +
+                                          ") is outside the " + detail::str(nrows()) + " x " + detail::str(ncols()) +
+                                          " matrix");
+}
+
+template <class T>
+void Matrix<T>::own_storage() {
+  if (s_.use_count() == 1) return;
+  const Csr<T>& a = csr(Backend::Host);
+  Matrix<T> own = from_valid_csr(a.clone(Backend::Host), known_symmetric_structure());
+  s_ = std::exchange(own.s_, empty_store());
+}
+
+template <class T>
+void Matrix<T>::set_element(Index i, Index j, T x) try {
+  check_position(i, j, "set_element");
+  own_storage();
+  std::lock_guard lock(s_->mu);
+  s_->pending[{i, j}] = x;
+  s_->has_pending.store(true, std::memory_order_release);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("Matrix::set_element");
+}
+
+template <class T>
+void Matrix<T>::remove_element(Index i, Index j) try {
+  check_position(i, j, "remove_element");
+  own_storage();
+  std::lock_guard lock(s_->mu);
+  s_->pending[{i, j}] = std::nullopt;
+  s_->has_pending.store(true, std::memory_order_release);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("Matrix::remove_element");
+}
+
+template <class T>
+void Matrix<T>::wait() const {
+  settle();
+}
+
+template <class T>
+Index Matrix<T>::pending_changes() const {
+  std::lock_guard lock(s_->mu);
+  return static_cast<Index>(s_->pending.size());
+}
+
+template <class T>
+void Matrix<T>::settle() const try {
+  if (!s_->has_pending.load(std::memory_order_acquire)) return;
+  std::lock_guard lock(s_->mu);
+  if (s_->pending.empty()) return;
+  auto& st = *s_;
+  if (!st.host) {
+    st.use.before_read();
+    st.host.emplace(st.device->clone(Backend::Host));
+  }
+  Csr<T> changed = detail::with_changes(*st.host, st.pending);
+  // Every cached copy and property described the old entries.
+  if (st.device) st.use.before_write();
+  st.engine.reset();
+  st.row_ptr32.reset();
+  st.device.reset();
+  st.transpose.reset();
+  st.symmetrized.reset();
+  st.out_degrees.reset();
+  st.in_degrees.reset();
+  st.symmetric.reset();
+  st.nvals = changed.nvals();
+  st.iso = changed.is_iso();
+  st.host.emplace(std::move(changed));
+  st.pending.clear();
+  st.has_pending.store(false, std::memory_order_release);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("Matrix::wait (applying set_element / remove_element)");
+}
 
 template <class T>
 Matrix<T> Matrix<T>::from_coo(Index nrows, Index ncols, std::span<const Index> rows, std::span<const Index> cols,
@@ -273,6 +410,7 @@ Index Matrix<T>::ncols() const {
 }
 template <class T>
 Index Matrix<T>::nvals() const {
+  settle();
   return s_->nvals;
 }
 template <class T>
@@ -280,6 +418,10 @@ std::optional<T> Matrix<T>::element(Index i, Index j) const {
   if (i < 0 || i >= nrows() || j < 0 || j >= ncols())
     throw Error(Status::InvalidIndex, "element (" + detail::str(i) + ", " + detail::str(j) + ") is outside the " +
                                           detail::str(nrows()) + " x " + detail::str(ncols()) + " matrix");
+  if (s_->has_pending.load(std::memory_order_acquire)) {  // a pending change answers without applying them
+    std::lock_guard lock(s_->mu);
+    if (auto at = s_->pending.find({i, j}); at != s_->pending.end()) return at->second;
+  }
   const Csr<T>& a = csr(Backend::Host);
   const Vid* b = a.col_idx.data() + a.row_ptr[i];
   const Vid* e = a.col_idx.data() + a.row_ptr[i + 1];
@@ -290,11 +432,13 @@ std::optional<T> Matrix<T>::element(Index i, Index j) const {
 
 template <class T>
 bool Matrix<T>::is_iso() const {
+  settle();
   return s_->iso;
 }
 
 template <class T>
 const Csr<T>& Matrix<T>::csr(Backend where) const try {
+  settle();
   std::lock_guard lock(s_->mu);
   if (where == Backend::Cuda) {
     if (!s_->device) {
@@ -315,6 +459,7 @@ const Csr<T>& Matrix<T>::csr(Backend where) const try {
 
 template <class T>
 const Matrix<T>& Matrix<T>::transpose() const try {
+  settle();
   std::lock_guard lock(s_->mu);
   if (!s_->transpose) {
     // Transpose where the matrix already lives; the device is faster when it has a copy.
@@ -329,6 +474,7 @@ const Matrix<T>& Matrix<T>::transpose() const try {
 
 template <class T>
 const std::vector<Index>& Matrix<T>::out_degrees() const try {
+  settle();
   auto from_offsets = [&](const Offset* row_ptr) {
     std::vector<Index> d(static_cast<std::size_t>(s_->nrows));
     for (Index i = 0; i < s_->nrows; ++i) d[i] = row_ptr[i + 1] - row_ptr[i];
@@ -356,6 +502,7 @@ const std::vector<Index>& Matrix<T>::out_degrees() const try {
 
 template <class T>
 const std::vector<Index>& Matrix<T>::in_degrees() const try {
+  settle();
   if (known_symmetric_structure().value_or(false)) return out_degrees();  // no transpose needed
   const Matrix<T>& t = transpose();
   const std::vector<Index>& d = t.out_degrees();
@@ -368,12 +515,14 @@ const std::vector<Index>& Matrix<T>::in_degrees() const try {
 
 template <class T>
 std::optional<bool> Matrix<T>::known_symmetric_structure() const {
+  settle();
   std::lock_guard lock(s_->mu);
   return s_->symmetric;
 }
 
 template <class T>
 bool Matrix<T>::is_symmetric_structure() const try {
+  settle();
   {
     std::lock_guard lock(s_->mu);
     if (s_->symmetric) return *s_->symmetric;
@@ -412,6 +561,7 @@ Matrix<T> Matrix<T>::symmetrized() const try {
   if (s_->nrows != s_->ncols)
     throw Error(Status::DimensionMismatch,
                 "symmetrize needs a square matrix, got " + detail::str(s_->nrows) + " x " + detail::str(s_->ncols));
+  settle();
   {
     std::lock_guard lock(s_->mu);
     if (s_->symmetrized) return *s_->symmetrized;
@@ -453,6 +603,7 @@ Matrix<T> Matrix<T>::symmetrized() const try {
 
 template <class T>
 std::size_t Matrix<T>::device_bytes() const {
+  settle();
   std::size_t b = 0;
   const Matrix<T>* t = nullptr;
   {
@@ -470,6 +621,7 @@ std::size_t Matrix<T>::device_bytes() const {
 
 template <class T>
 void Matrix<T>::release(Backend where) const {
+  settle();
   std::lock_guard lock(s_->mu);
   if (where == Backend::Cuda) {
     if (s_->device) s_->use.before_write();
@@ -509,6 +661,7 @@ const std::int32_t* detail::device_row_offsets32(const Matrix<T>& A) {
 
 template <class T>
 std::shared_ptr<void> detail::device_engine_state(const Matrix<T>& A, std::shared_ptr<void> (*make)()) {
+  A.settle();
   std::lock_guard lock(A.s_->mu);
   if (!A.s_->engine) A.s_->engine = make();
   return A.s_->engine;
