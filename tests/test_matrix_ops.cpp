@@ -1042,6 +1042,56 @@ TEST_P(MatrixOps, SetElementOnPatternAndEmptyMatrices) {
   EXPECT_THROW(Matrix<double>(-1, 2), gbcuda::Error);
 }
 
+// A matrix reduced into a Scalar (GrB_Matrix_reduce_Monoid_Scalar), a region assigned an empty
+// Scalar (GrB_Matrix_assign_Scalar: its entries deleted where the mask allows) or a value, and a
+// select's Scalar thunk, against GraphBLAS.
+TEST_P(MatrixOps, ScalarsMatchGraphBLAS) {
+  using gbcuda::Scalar;
+  Rng rng(73);
+  const Coo<double> coo = random_matrix<double>(rng, 40, 30, 5.0);
+  const Matrix<double> A = gb_matrix(coo);
+  for (bool accum : {false, true}) {
+    for (const Matrix<double>& X : {A, Matrix<double>(40, 30)}) {
+      Scalar<double> s(1.5);
+      GScalar gs(s);
+      if (accum) gbcuda::reduce(s, gbcuda::Max<double>{}, gbcuda::MaxMonoid<double>{}, X, b());
+      else gbcuda::reduce(s, gbcuda::no_accum, gbcuda::MaxMonoid<double>{}, X, b());
+      std::vector<Index> r, c;
+      std::vector<double> x;
+      gbcuda::extract_tuples(X, r, c, x);
+      Coo<double> xc{40, 30, r, c, x};
+      const GMat gX = grb_matrix(xc);
+      OPS_GRB(
+          GrB_Matrix_reduce_Monoid_Scalar(gs.s, accum ? GrB_MAX_FP64 : GrB_NULL, GrB_MAX_MONOID_FP64, gX.m, GrB_NULL));
+      EXPECT_EQ(s, gs.value()) << "reduce, " << X.nvals() << " entries, accum " << accum;
+    }
+  }
+  const std::vector<Index> I{3, 0, 17, 39}, J{29, 4, 5};
+  const std::vector<GrB_Index> gI(I.begin(), I.end()), gJ(J.begin(), J.end());
+  for (const Scalar<double>& x : {Scalar<double>(), Scalar<double>(6.25)})
+    for (bool accum : {false, true}) {
+      Matrix<double> C = A;
+      const GMat gC = grb_matrix(coo);
+      GScalar gx(x);
+      if (accum) gbcuda::assign(C, gbcuda::no_mask, gbcuda::Plus<double>{}, x, I, J, {}, b());
+      else gbcuda::assign(C, gbcuda::no_mask, gbcuda::no_accum, x, I, J, {}, b());
+      OPS_GRB(GrB_Matrix_assign_Scalar(gC.m, GrB_NULL, accum ? GrB_PLUS_FP64 : GrB_NULL, gx.s, gI.data(), gI.size(),
+                                       gJ.data(), gJ.size(), GrB_NULL));
+      EXPECT_EQ(entries_of(C), entries_of<double>(gC.m))
+          << "assign " << (x.empty() ? "an empty scalar" : "6.25") << (accum ? " accum" : "");
+    }
+  Matrix<double> S, T;
+  gbcuda::select(S, gbcuda::no_mask, gbcuda::no_accum, gbcuda::ValueGt{}, A, Scalar<double>(2.0), {}, b());
+  gbcuda::select(T, gbcuda::no_mask, gbcuda::no_accum, gbcuda::ValueGt{}, A, 2.0, b());
+  EXPECT_EQ(entries_of(S), entries_of(T));
+  EXPECT_THROW(gbcuda::select(S, gbcuda::no_mask, gbcuda::no_accum, gbcuda::ValueGt{}, A, Scalar<double>(), {}, b()),
+               gbcuda::Error);
+  Matrix<double> M = A;
+  M.set_element(1, 1, Scalar<double>(3.0));
+  M.set_element(1, 1, Scalar<double>());
+  EXPECT_FALSE(M.element(1, 1).has_value());
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, MatrixOps, ::testing::Values(Backend::Host, Backend::Cuda), backend_name);
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "gbcuda/print.hpp"
 #include "support/ops_ref.hpp"
 
 namespace {
@@ -995,6 +996,84 @@ TEST_P(OpsTest, ApplyWithAnIndexUnaryOperatorMatchesGraphBLAS) {
 }
 
 // to_dense_vector: every form, the count on the device or not, `missing` where there is no entry.
+// Scalars against GraphBLAS's GrB_Scalar: reduce into one (empty input or not, empty scalar or
+// not, with and without an accumulator), assign one (an empty one deletes where the mask allows),
+// by every index and by a list, a select's thunk, set_element, and printing.
+TEST_P(OpsTest, ScalarsMatchGraphBLAS) {
+  using gbcuda::Scalar;
+  Rng rng(71);
+  const Index n = 300;
+  for (double density : {0.0, 0.3})
+    for (bool start_empty : {true, false})
+      for (bool accum : {false, true}) {
+        const Tuples<double> u0 = random_tuples<double>(rng, n, density);
+        Scalar<double> s = start_empty ? Scalar<double>() : Scalar<double>(4.5);
+        GScalar gs(s);
+        const GVec gu = grb_vector(u0);
+        if (accum) gbcuda::reduce(s, gbcuda::Plus<double>{}, gbcuda::PlusMonoid<double>{}, gb_vector(u0, b()));
+        else gbcuda::reduce(s, gbcuda::no_accum, gbcuda::PlusMonoid<double>{}, gb_vector(u0, b()));
+        OPS_GRB(GrB_Vector_reduce_Monoid_Scalar(gs.s, accum ? GrB_PLUS_FP64 : GrB_NULL, GrB_PLUS_MONOID_FP64, gu.v,
+                                                GrB_NULL));
+        const Scalar<double> want = gs.value();
+        ASSERT_EQ(s.empty(), want.empty()) << "reduce: density " << density << " accum " << accum;
+        if (!s.empty()) EXPECT_NEAR(*s.value(), *want.value(), 1e-9);
+      }
+  const Tuples<double> w0 = random_tuples<double>(rng, n, 0.5);
+  const Tuples<double> mask = random_mask(rng, n, 0.4);
+  std::vector<Index> list{5, 17, 200, 3, 299};
+  const std::vector<GrB_Index> glist(list.begin(), list.end());
+  for (const Scalar<double>& x : {Scalar<double>(), Scalar<double>(-2.0)})
+    for (bool masked : {false, true})
+      for (bool accum : {false, true})
+        for (bool indexed : {false, true}) {
+          Vector<double> w = gb_vector(w0, b());
+          const Vector<double> m = gb_vector(mask, b());
+          GVec gw = grb_vector(w0);
+          const GVec gm = grb_vector(mask);
+          GScalar gx(x);
+          auto run = [&](const auto& acc) {
+            if (indexed) {
+              if (masked) gbcuda::assign(w, m, acc, x, std::span<const Index>(list));
+              else gbcuda::assign(w, gbcuda::no_mask, acc, x, std::span<const Index>(list));
+            } else {
+              if (masked) gbcuda::assign(w, m, acc, x);
+              else gbcuda::assign(w, gbcuda::no_mask, acc, x);
+            }
+          };
+          if (accum) run(gbcuda::Plus<double>{});
+          else run(gbcuda::no_accum);
+          OPS_GRB(GrB_Vector_assign_Scalar(gw.v, masked ? gm.v : GrB_NULL, accum ? GrB_PLUS_FP64 : GrB_NULL, gx.s,
+                                           indexed ? glist.data() : GrB_ALL, indexed ? glist.size() : GrB_Index(n),
+                                           GrB_NULL));
+          EXPECT_TRUE(same_vector(tuples_of(w), tuples_of<double>(gw.v), Check::Exact))
+              << "assign " << (x.empty() ? "an empty scalar" : "-2") << (masked ? " masked" : "")
+              << (accum ? " accum" : "") << (indexed ? " by a list" : "");
+        }
+  // A select's thunk.
+  const Tuples<double> u0 = random_tuples<double>(rng, n, 0.6);
+  Vector<double> got(n, b()), want(n, b());
+  gbcuda::select(got, gbcuda::no_mask, gbcuda::no_accum, gbcuda::ValueGt{}, gb_vector(u0, b()), Scalar<double>(1.0));
+  gbcuda::select(want, gbcuda::no_mask, gbcuda::no_accum, gbcuda::ValueGt{}, gb_vector(u0, b()), 1.0);
+  EXPECT_TRUE(same_vector(tuples_of(got), tuples_of(want), Check::Exact));
+  try {
+    gbcuda::select(got, gbcuda::no_mask, gbcuda::no_accum, gbcuda::ValueGt{}, gb_vector(u0, b()), Scalar<double>());
+    ADD_FAILURE() << "an empty thunk was taken";
+  } catch (const gbcuda::Error& e) {
+    EXPECT_EQ(e.status(), gbcuda::Status::InvalidValue);
+  }
+  // set_element: an empty scalar removes the entry; element() as a scalar.
+  Vector<double> v(10, b());
+  v.set_element(3, Scalar<double>(7.0));
+  v.set_element(4, Scalar<double>(8.0));
+  v.set_element(4, Scalar<double>());
+  EXPECT_EQ(Scalar<double>(v.element(3)), Scalar<double>(7.0));
+  EXPECT_TRUE(Scalar<double>(v.element(4)).empty());
+  EXPECT_EQ(v.nvals(), 1);
+  std::ostringstream os;
+  os << Scalar<double>(2.5) << "; " << Scalar<std::int32_t>() << "; " << Scalar<bool>(true);
+  EXPECT_EQ(os.str(), "gbcuda::Scalar<double> 2.5; gbcuda::Scalar<int32_t> (no value); gbcuda::Scalar<bool> true");
+}
+
 TEST_P(OpsTest, ToDenseVectorInEveryForm) {
   const Index n = 1000;
   std::vector<double> want(std::size_t(n), -1.5);

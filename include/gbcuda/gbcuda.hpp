@@ -14,6 +14,7 @@
 #include "gbcuda/partitioned.hpp"
 #include "gbcuda/print.hpp"
 #include "gbcuda/reorder.hpp"
+#include "gbcuda/scalar.hpp"
 #include "gbcuda/semiring.hpp"
 #include "gbcuda/types.hpp"
 #include "gbcuda/vector.hpp"

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gbcuda/detail/array.hpp"
+#include "gbcuda/scalar.hpp"
 #include "gbcuda/types.hpp"
 #include "gbcuda/vector.hpp"
 
@@ -125,6 +126,11 @@ class Matrix {
   // matrix.
   void set_element(Index i, Index j, T x);
   void remove_element(Index i, Index j);
+  // GrB_Matrix_setElement_Scalar: an empty scalar removes the entry.
+  void set_element(Index i, Index j, const Scalar<T>& s) {
+    if (s.empty()) remove_element(i, j);
+    else set_element(i, j, *s.value());
+  }
   // Applies pending changes now (GrB_Matrix_wait): reads from several threads at once are safe
   // again after it (they are before any change, and after this).
   void wait() const;

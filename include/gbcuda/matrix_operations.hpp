@@ -307,6 +307,12 @@ void select(Matrix<T>& C, const MaskArg& mask, const Accum& accum, const Op& op,
             Backend where = Backend::Host) {
   select(C, mask, accum, op, A, thunk, Descriptor{}, where);
 }
+// The thunk as a Scalar (GrB_Matrix_select_Scalar): an empty thunk is Error(InvalidValue).
+template <class T, class MaskArg, class Accum, class Op, class X>
+void select(Matrix<T>& C, const MaskArg& mask, const Accum& accum, const Op& op, const Matrix<T>& A,
+            const Scalar<X>& thunk, const Descriptor& d = {}, Backend where = Backend::Host) {
+  select(C, mask, accum, op, A, detail::thunk_value(thunk, "select"), d, where);
+}
 
 namespace detail {
 
@@ -825,6 +831,21 @@ void assign(Matrix<T>& C, const MaskArg& mask, const Accum& accum, const T& x, s
   detail::throw_out_of_memory_in("assign");
 }
 
+// C<mask>(I, J) = accum(C(I, J), s) (GrB_Matrix_assign_Scalar): s's value everywhere in the
+// region, or, for an empty s, the region's entries deleted where the mask allows (none with
+// accum).
+template <class T, class MaskArg, class Accum>
+void assign(Matrix<T>& C, const MaskArg& mask, const Accum& accum, const Scalar<T>& s, std::span<const Index> I,
+            std::span<const Index> J, const Descriptor& d = {}, Backend where = Backend::Host) {
+  if (s.empty()) {
+    Descriptor region = d;
+    region.transpose_a = false;
+    assign(C, mask, accum, Matrix<T>(Index(I.size()), Index(J.size())), I, J, region, where);
+  } else {
+    assign(C, mask, accum, *s.value(), I, J, d, where);
+  }
+}
+
 // C = kron(A, B) (GrB_Matrix_kronecker_BinaryOp): C(i * mb + k, j * nb + l) = op(A(i, j), B(k, l))
 // for every entry pair, B being mb x nb; cast to C's type. On the host (GPU as for extract).
 template <class TC, class MaskArg, class Accum, class Op, class TA, class TB>
@@ -1037,6 +1058,15 @@ typename Monoid::value_type reduce(const Monoid& mon, const Matrix<T>& A, Backen
   return reduce(mon, A, Backend::Host);
 } catch (const std::bad_alloc&) {
   detail::throw_out_of_memory_in("reduce");
+}
+
+// s = accum(s, the monoid's sum of A's stored values) (GrB_Matrix_reduce_Monoid_Scalar); with no
+// entry in A, s becomes empty (no accumulator) or stays as it is.
+template <class Accum, class Monoid, class T>
+void reduce(Scalar<typename Monoid::value_type>& s, const Accum& accum, const Monoid& mon, const Matrix<T>& A,
+            Backend where = Backend::Host) {
+  using Z = typename Monoid::value_type;
+  detail::accumulate_scalar(s, accum, A.nvals() > 0 ? std::optional<Z>(reduce(mon, A, where)) : std::nullopt);
 }
 
 }  // namespace gbcuda

@@ -11,6 +11,8 @@
 //   ewise_add(w, mask, accum, op, u, v, desc)      union of the patterns of u and v
 //   ewise_mult(w, mask, accum, op, u, v, desc)     intersection of the patterns
 //   reduce(monoid, u)                              the sum of u's entries under the monoid
+//   reduce(s, accum, monoid, u)                    s = accum(s, sum) into a Scalar (empty if none)
+// A Scalar (scalar.hpp) may also be assigned (empty: deletes), be a select's thunk, or be set.
 // `mask` is `no_mask` or a Vector of any type; `accum` is `no_accum` or a binary operator.
 // Everything runs in w's backend; inputs living elsewhere are copied there first. Operators the
 // CUDA backend does not instantiate (user-defined ones) run on host copies, transparently; those
@@ -30,6 +32,7 @@
 #include <vector>
 
 #include "gbcuda/detail/dispatch.hpp"
+#include "gbcuda/scalar.hpp"
 
 namespace gbcuda {
 
@@ -335,6 +338,34 @@ void ewise_mult(Vector<TW>& w, const MaskArg& mask, const Accum& accum, const Op
   detail::throw_out_of_memory_in("ewise_mult");
 }
 
+namespace detail {
+// s = accum(s, t) for a Scalar (GraphBLAS's rule for an empty t: s becomes empty without an
+// accumulator, stays as it is with one).
+template <class T, class Accum>
+void accumulate_scalar(Scalar<T>& s, const Accum& accum, const std::optional<T>& t) {
+  if constexpr (std::is_same_v<Accum, NoAccum>) {
+    s = Scalar<T>(t);
+  } else if (t) {
+    s.set(s.empty() ? *t : static_cast<T>(accum(*s.value(), *t)));
+  }
+}
+// A thunk given as a Scalar: its value, or Error(InvalidValue) when it has none
+// (GrB_EMPTY_OBJECT).
+template <class X>
+double thunk_value(const Scalar<X>& thunk, const char* what) {
+  if (thunk.empty()) throw Error(Status::InvalidValue, std::string(what) + ": the thunk scalar has no value");
+  return static_cast<double>(*thunk.value());
+}
+}  // namespace detail
+
+// w<mask> = accum(w, s) at every index (GrB_Vector_assign_Scalar with GrB_ALL); an empty s
+// assigns nothing, so the positions the mask allows lose their entries (none with accum).
+template <class T, class MaskArg, class Accum>
+void assign(Vector<T>& w, const MaskArg& mask, const Accum& accum, const Scalar<T>& s, const Descriptor& d = {}) {
+  if (s.empty()) assign(w, mask, accum, Vector<T>(w.size(), w.backend()), d);
+  else assign(w, mask, accum, *s.value(), d);
+}
+
 template <class Monoid, class T>
 typename Monoid::value_type reduce(const Monoid& mon, const Vector<T>& u) try {
   if (u.backend() == Backend::Host) return detail::host::reduce(mon, detail::view(u.store()));
@@ -346,6 +377,31 @@ typename Monoid::value_type reduce(const Monoid& mon, const Vector<T>& u) try {
   return detail::host::reduce(mon, detail::view(uh.store()));
 } catch (const std::bad_alloc&) {
   detail::throw_out_of_memory_in("reduce");
+}
+
+// s = accum(s, the monoid's sum of u's entries) (GrB_Vector_reduce_Monoid_Scalar); with no entry
+// in u, s becomes empty (no accumulator) or stays as it is.
+template <class Accum, class Monoid, class T>
+void reduce(Scalar<typename Monoid::value_type>& s, const Accum& accum, const Monoid& mon, const Vector<T>& u) {
+  using Z = typename Monoid::value_type;
+  detail::accumulate_scalar(s, accum, u.nvals() > 0 ? std::optional<Z>(reduce(mon, u)) : std::nullopt);
+}
+
+// w<mask>(indices) = accum(w(indices), s) (GrB_Vector_assign_Scalar with an index list); an empty
+// s deletes the listed positions the mask allows (none with accum).
+template <class T, class MaskArg, class Accum>
+void assign(Vector<T>& w, const MaskArg& mask, const Accum& accum, const Scalar<T>& s, std::span<const Index> indices,
+            const Descriptor& d = {}) {
+  if (s.empty()) assign(w, mask, accum, Vector<T>(Index(indices.size()), w.backend()), indices, d);
+  else assign(w, mask, accum, *s.value(), indices, d);
+}
+
+// select with the thunk as a Scalar (GrB_Vector_select_Scalar): an empty thunk is
+// Error(InvalidValue).
+template <class T, class MaskArg, class Accum, class Op, class X>
+void select(Vector<T>& w, const MaskArg& mask, const Accum& accum, const Op& op, const Vector<T>& u,
+            const Scalar<X>& thunk, const Descriptor& d = {}) {
+  select(w, mask, accum, op, u, detail::thunk_value(thunk, "select"), d);
 }
 
 }  // namespace gbcuda

@@ -75,6 +75,15 @@ std::ostream& print(std::ostream& os, const Vector<T>& u, Index max_entries = 20
   return os;
 }
 
+// "gbcuda::Scalar<double> 2.5", or "gbcuda::Scalar<double> (no value)".
+template <class T>
+std::ostream& operator<<(std::ostream& os, const Scalar<T>& s) {
+  os << "gbcuda::Scalar<" << detail::value_type_name<T>() << "> ";
+  if (s.empty()) return os << "(no value)";
+  detail::print_value(os, *s.value());
+  return os;
+}
+
 template <class T>
 std::ostream& operator<<(std::ostream& os, const Matrix<T>& A) {
   return print(os, A);

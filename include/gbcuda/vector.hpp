@@ -12,6 +12,7 @@
 
 #include "gbcuda/detail/array.hpp"
 #include "gbcuda/detail/stream_use.hpp"
+#include "gbcuda/scalar.hpp"
 #include "gbcuda/types.hpp"
 
 namespace gbcuda {
@@ -214,6 +215,11 @@ class Vector {
   void set_element(Index i, T value);
   std::optional<T> element(Index i) const;
   void remove_element(Index i);
+  // GrB_Vector_setElement_Scalar: an empty scalar removes the entry.
+  void set_element(Index i, const Scalar<T>& s) {
+    if (s.empty()) remove_element(i);
+    else set_element(i, *s.value());
+  }
   template <class I>
   requires(std::is_integral_v<I> && !std::is_same_v<I, Index> && !std::is_same_v<I, bool>) void set_element(I i,
                                                                                                             T value) {

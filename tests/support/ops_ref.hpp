@@ -126,6 +126,26 @@ std::unique_ptr<T[]> raw(const std::vector<T>& v) {
   return p;
 }
 
+// A GrB_Scalar of the tests' own: made, set or left empty, freed.
+struct GScalar {
+  GrB_Scalar s = nullptr;
+  explicit GScalar(const gbcuda::Scalar<double>& x) {
+    OPS_GRB(GrB_Scalar_new(&s, GrB_FP64));
+    if (!x.empty()) OPS_GRB(GrB_Scalar_setElement_FP64(s, *x.value()));
+  }
+  ~GScalar() { GrB_Scalar_free(&s); }
+  GScalar(const GScalar&) = delete;
+  GScalar& operator=(const GScalar&) = delete;
+  gbcuda::Scalar<double> value() const {
+    GrB_Index nv = 0;
+    OPS_GRB(GrB_Scalar_nvals(&nv, s));
+    if (nv == 0) return {};
+    double x = 0;
+    OPS_GRB(GrB_Scalar_extractElement_FP64(&x, s));
+    return gbcuda::Scalar<double>(x);
+  }
+};
+
 // The predefined descriptors: replace, structural, complement, transpose input 0 / input 1.
 inline GrB_Descriptor grb_desc(bool r, bool s, bool c, bool t0, bool t1) {
   const GrB_Descriptor table[32] = {GrB_NULL,        GrB_DESC_T1,     GrB_DESC_T0,     GrB_DESC_T0T1,   GrB_DESC_C,
