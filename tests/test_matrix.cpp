@@ -64,6 +64,46 @@ TEST(Matrix, FromCsrSortsRows) {
   EXPECT_EQ(host(A.csr().values), (std::vector<int>{2, 4, 4}));
 }
 
+// Vectors moved into from_csr are taken over, and unpack_csr gives them back, without a copy
+// (GxB pack / unpack); a shared matrix unpacks by a copy and its copy keeps the entries.
+TEST(Matrix, PackAndUnpackWithoutCopies) {
+  std::vector<gbcuda::Offset> rp{0, 2, 3, 3};
+  std::vector<gbcuda::Vid> ci{0, 2, 1};
+  std::vector<double> v{1.5, 2.5, 3.5};
+  const gbcuda::Offset* rp0 = rp.data();
+  const gbcuda::Vid* ci0 = ci.data();
+  const double* v0 = v.data();
+  auto A = gbcuda::Matrix<double>::from_csr(3, 3, std::move(rp), std::move(ci), std::move(v));
+  EXPECT_EQ(A.csr().row_ptr.data(), rp0);
+  EXPECT_EQ(A.csr().col_idx.data(), ci0);
+  EXPECT_EQ(A.csr().values.data(), v0);
+  gbcuda::Matrix<double> B = A;
+  const gbcuda::CsrVectors<double> copied = A.unpack_csr();
+  EXPECT_NE(copied.col_idx.data(), ci0);
+  EXPECT_EQ(copied.col_idx, (std::vector<gbcuda::Vid>{0, 2, 1}));
+  EXPECT_EQ(A.nrows(), 3);
+  EXPECT_EQ(A.ncols(), 3);
+  EXPECT_EQ(A.nvals(), 0);
+  EXPECT_EQ(B.nvals(), 3);
+  const gbcuda::CsrVectors<double> moved = B.unpack_csr();
+  EXPECT_EQ(moved.row_ptr.data(), rp0);
+  EXPECT_EQ(moved.col_idx.data(), ci0);
+  EXPECT_EQ(moved.values.data(), v0);
+  EXPECT_EQ(moved.row_ptr, (std::vector<gbcuda::Offset>{0, 2, 3, 3}));
+  EXPECT_EQ(moved.values, (std::vector<double>{1.5, 2.5, 3.5}));
+  EXPECT_EQ(B.nvals(), 0);
+  // A pattern unpacks with no values and its iso value; a bool matrix's values are copied.
+  const std::vector<gbcuda::Index> r{0, 1}, c{1, 0};
+  auto P = gbcuda::Matrix<bool>::from_coo(2, 2, r, c);
+  const gbcuda::CsrVectors<bool> p = P.unpack_csr();
+  EXPECT_TRUE(p.values.empty());
+  EXPECT_TRUE(p.iso_value);
+  EXPECT_EQ(p.col_idx, (std::vector<gbcuda::Vid>{1, 0}));
+  auto Q = gbcuda::Matrix<double>::from_csr(2, 2, {0, 1, 2}, {1, 0}, {4.0, 5.0});
+  Q.set_element(0, 0, 6.0);  // pending changes are applied before unpacking
+  EXPECT_EQ(Q.unpack_csr().values, (std::vector<double>{6.0, 4.0, 5.0}));
+}
+
 TEST(Matrix, TransposeDegreesSymmetry) {
   const auto A = gbtest::random_graph({3000, 5.0, true, true, true, 0.1, 3});
   const auto& T = A.transpose();

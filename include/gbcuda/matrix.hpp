@@ -50,6 +50,18 @@ template <class T>
 Csr<T> transpose_csr(const Csr<T>& a);
 }  // namespace detail
 
+// A CSR in std::vectors (Matrix::unpack_csr): `values` empty when every stored value is
+// `iso_value` (a pattern matrix).
+template <class T>
+struct CsrVectors {
+  Index nrows = 0;
+  Index ncols = 0;
+  std::vector<Offset> row_ptr;  // nrows + 1
+  std::vector<Vid> col_idx;     // ascending within each row, no duplicates
+  std::vector<T> values;
+  T iso_value = T(1);
+};
+
 template <class T>
 class Matrix;
 namespace detail {
@@ -92,6 +104,8 @@ class Matrix {
     return from_coo(nrows, ncols, std::span<const Index>(r), std::span<const Index>(c), values, dup);
   }
   // From CSR arrays. Rows need not be sorted; duplicates within a row are combined by `dup`.
+  // Vectors moved in are taken over without a copy (GxB_Matrix_pack_CSR): the checks read them
+  // once and unsorted rows are sorted in place (combining duplicates rebuilds the row offsets).
   static Matrix from_csr(Index nrows, Index ncols, std::vector<Offset> row_ptr, std::vector<Vid> col_idx,
                          std::vector<T> values = {}, DuplicatePolicy dup = DuplicatePolicy::Sum);
   // Adopt an already valid CSR (sorted rows, no duplicates) in any backend's memory, e.g. one
@@ -136,6 +150,11 @@ class Matrix {
   void wait() const;
   // Changes not applied yet.
   Index pending_changes() const;
+  // The CSR moved out into std::vectors (GxB_Matrix_unpack_CSR), this matrix left with its shape
+  // and no entries: without a copy when this Matrix alone holds a host CSR that was built from
+  // vectors (from_csr with moved-in vectors, from_coo, the file readers), else by one copy (a
+  // copy of this Matrix keeps its entries either way).
+  CsrVectors<T> unpack_csr();
 
   // The CSR in `where`'s memory (copied there once, then cached). On the GPU the calling
   // thread's stream is ordered after the copy (and after whatever built it on another thread).

@@ -136,9 +136,9 @@ Csr<T> host_csr(Index nrows, Index ncols, std::vector<Offset>&& row_ptr, std::ve
   Csr<T> c;
   c.nrows = nrows;
   c.ncols = ncols;
-  c.row_ptr = Array<Offset>(row_ptr, Backend::Host);
-  c.col_idx = Array<Vid>(col_idx, Backend::Host);
-  if (!values.empty()) c.values = Array<T>(values, Backend::Host);
+  c.row_ptr = Array<Offset>::adopt(std::move(row_ptr));  // the vectors' memory, not a copy
+  c.col_idx = Array<Vid>::adopt(std::move(col_idx));
+  if (!values.empty()) c.values = Array<T>::adopt(std::move(values));
   return c;
 }
 
@@ -291,6 +291,31 @@ template <class T>
 Index Matrix<T>::pending_changes() const {
   std::lock_guard lock(s_->mu);
   return static_cast<Index>(s_->pending.size());
+}
+
+template <class T>
+CsrVectors<T> Matrix<T>::unpack_csr() try {
+  settle();
+  CsrVectors<T> out;
+  out.nrows = nrows();
+  out.ncols = ncols();
+  if (s_.use_count() == 1 && s_->host) {  // this Matrix alone: move the arrays out
+    Csr<T>& h = *s_->host;
+    out.row_ptr = h.row_ptr.release_vector();
+    out.col_idx = h.col_idx.release_vector();
+    out.values = h.values.release_vector();
+    out.iso_value = h.iso_value;
+  } else {
+    const Csr<T>& h = csr(Backend::Host);
+    out.row_ptr = h.row_ptr.to_vector();
+    out.col_idx = h.col_idx.to_vector();
+    out.values = h.values.to_vector();
+    out.iso_value = h.iso_value;
+  }
+  *this = Matrix<T>(out.nrows, out.ncols);
+  return out;
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("Matrix::unpack_csr");
 }
 
 template <class T>

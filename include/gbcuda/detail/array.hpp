@@ -108,14 +108,54 @@ class Array {
       copy_bytes(ptr_, where_, v.data(), Backend::Host, n_ * sizeof(T));
     }
   }
+  // Host memory taken over from `v` without a copy: the array frees it as v would have
+  // (std::vector<bool> is packed, so a bool array copies it).
+  static Array adopt(std::vector<T>&& v) {
+    if constexpr (std::is_same_v<T, bool>) {
+      return Array(v, Backend::Host);
+    } else {
+      Array a;
+      if (v.empty()) return a;
+      a.owner_ = new std::vector<T>(std::move(v));
+      a.ptr_ = a.owner_->data();
+      a.n_ = a.owner_->size();
+      return a;
+    }
+  }
+  // The elements as a std::vector, the array left empty: without a copy when the array took its
+  // memory over from a vector (adopt), else by one copy.
+  std::vector<T> release_vector() {
+    if constexpr (!std::is_same_v<T, bool>) {
+      if (owner_) {
+        std::vector<T> v = std::move(*owner_);
+        v.resize(n_);  // shrink() may have kept a prefix
+        delete owner_;
+        owner_ = nullptr;
+        ptr_ = nullptr;
+        n_ = 0;
+        return v;
+      }
+    }
+    std::vector<T> v = to_vector();
+    reset();
+    return v;
+  }
+  // Whether the memory was taken over from a std::vector (adopt).
+  bool adopted() const noexcept { return owner_ != nullptr; }
+
   ~Array() { reset(); }
-  Array(Array&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), n_(std::exchange(o.n_, 0)), where_(o.where_) {}
+  Array(Array&& o) noexcept
+      : ptr_(std::exchange(o.ptr_, nullptr)),
+        n_(std::exchange(o.n_, 0)),
+        where_(o.where_),
+        owner_(std::exchange(o.owner_, nullptr)) {}
   Array& operator=(Array&& o) noexcept {
     if (this != &o) {
       reset();
       ptr_ = std::exchange(o.ptr_, nullptr);
       n_ = std::exchange(o.n_, 0);
       where_ = o.where_;
+      owner_ = std::exchange(o.owner_, nullptr);
     }
     return *this;
   }
@@ -159,7 +199,9 @@ class Array {
     if (n_ > 0) fill_bytes(ptr_, where_, byte, bytes());
   }
   void reset() noexcept {
-    if (ptr_) free_bytes(ptr_, where_);
+    if (owner_) delete owner_;
+    else if (ptr_) free_bytes(ptr_, where_);
+    owner_ = nullptr;
     ptr_ = nullptr;
     n_ = 0;
   }
@@ -176,6 +218,7 @@ class Array {
   T* ptr_ = nullptr;
   std::size_t n_ = 0;
   Backend where_ = Backend::Host;
+  std::vector<T>* owner_ = nullptr;  // adopt(): the vector whose buffer ptr_ is (host memory)
 };
 
 }  // namespace gbcuda::detail
