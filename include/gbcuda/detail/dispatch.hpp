@@ -261,6 +261,14 @@ inline constexpr bool cusparse_computes_v =
 // clear and count), about what a pull over a million entries does.
 inline constexpr Index kDeviceChosenMinEntries = Index(1) << 20;
 
+// The edges a pull may have to examine: A's nnz entries spread over the n_out output positions,
+// those the mask allows when the host knows its count (else all).
+inline Index unexplored_edges(Index nnz, const PreparedMask& pm, Index n_out) {
+  Index allowed = n_out;
+  if (pm.counted && pm.count_dev == nullptr) allowed = pm.view.complement ? n_out - pm.count : pm.count;
+  return n_out > 0 ? Index(double(nnz) * double(allowed) / double(n_out)) : 0;
+}
+
 // The CUDA value product's push/pull choice: the library's policy (product_policy.hpp) on what the
 // host knows without waiting for the GPU: u's form, and its count when the host has it (a push
 // would walk about count x the average row length). A count still on the device leaves the
@@ -275,9 +283,7 @@ bool value_pulls(const Vector<TU>& u, Index push_nnz, Index push_nrows, const Pr
   info.frontier_size = us.nvals;
   info.n = n_out;
   info.frontier_edges = Index(double(us.nvals) * double(push_nnz) / double(std::max<Index>(1, push_nrows)));
-  Index allowed = n_out;
-  if (pm.counted && pm.count_dev == nullptr) allowed = pm.view.complement ? n_out - pm.count : pm.count;
-  info.unexplored_edges = n_out > 0 ? Index(double(push_nnz) * double(allowed) / double(n_out)) : 0;
+  info.unexplored_edges = unexplored_edges(push_nnz, pm, n_out);
   return choose_product_kernel(p, info) == ProductKernel::Pull;
 }
 
@@ -348,12 +354,9 @@ void product(Vector<typename S::value_type>& w, const PreparedMask& pm, const S&
           d.direction == Direction::Auto && A.nvals() >= kDeviceChosenMinEntries) {
         // The host would have to wait to know u's count: the GPU weighs the pull against the
         // push (u'*A: the push walks A's own rows, no transpose to build).
-        Index allowed = w.size();
-        if (pm.counted && pm.count_dev == nullptr) allowed = pm.view.complement ? w.size() - pm.count : pm.count;
-        const Index unexplored = w.size() > 0 ? Index(double(A.nvals()) * double(allowed) / double(w.size())) : 0;
         cuda::value_product_on_device<Z>(t, pm.view, code, typed(view(pull_rows<S>(A, transposed).csr(b))),
                                          typed(view(push_rows<S>(A, transposed).csr(b))), typed(view(ust)), u_first, vp,
-                                         unexplored);
+                                         unexplored_edges(A.nvals(), pm, w.size()));
         w.store() = std::move(t);
         return;
       }
