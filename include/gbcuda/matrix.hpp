@@ -188,7 +188,8 @@ class Matrix {
   void settle() const;
   // Gives this Matrix a store of its own before a change (copy on write).
   void own_storage();
-  void check_position(Index i, Index j, const char* what) const;
+  // A pending change of A(i, j): a value, or nothing for a removal; `what` names the call.
+  void change(Index i, Index j, std::optional<T> x, const char* what);
   // The store of every moved-from matrix: 0 x 0, shared (nothing changes a 0 x 0 matrix).
   static const std::shared_ptr<detail::MatrixStore<T>>& empty_store() noexcept;
   std::shared_ptr<detail::MatrixStore<T>> s_;

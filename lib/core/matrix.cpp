@@ -245,14 +245,6 @@ Matrix<T>::Matrix(Index nrows, Index ncols) : s_(empty_store()) {
 }
 
 template <class T>
-void Matrix<T>::check_position(Index i, Index j, const char* what) const {
-  if (i < 0 || i >= nrows() || j < 0 || j >= ncols())
-    throw Error(Status::InvalidIndex, std::string(what) + " (" + detail::str(i) + ", " + detail::str(j) +
-                                          ") is outside the " + detail::str(nrows()) + " x " + detail::str(ncols()) +
-                                          " matrix");
-}
-
-template <class T>
 void Matrix<T>::own_storage() {
   if (s_.use_count() == 1) return;
   const Csr<T>& a = csr(Backend::Host);
@@ -261,25 +253,27 @@ void Matrix<T>::own_storage() {
 }
 
 template <class T>
-void Matrix<T>::set_element(Index i, Index j, T x) try {
-  check_position(i, j, "set_element");
+void Matrix<T>::change(Index i, Index j, std::optional<T> x, const char* what) try {
+  if (i < 0 || i >= nrows() || j < 0 || j >= ncols())
+    throw Error(Status::InvalidIndex, std::string(what) + " (" + detail::str(i) + ", " + detail::str(j) +
+                                          ") is outside the " + detail::str(nrows()) + " x " + detail::str(ncols()) +
+                                          " matrix");
   own_storage();
   std::lock_guard lock(s_->mu);
   s_->pending[{i, j}] = x;
   s_->has_pending.store(true, std::memory_order_release);
 } catch (const std::bad_alloc&) {
-  detail::throw_out_of_memory_in("Matrix::set_element");
+  detail::throw_out_of_memory_in(what);
 }
 
 template <class T>
-void Matrix<T>::remove_element(Index i, Index j) try {
-  check_position(i, j, "remove_element");
-  own_storage();
-  std::lock_guard lock(s_->mu);
-  s_->pending[{i, j}] = std::nullopt;
-  s_->has_pending.store(true, std::memory_order_release);
-} catch (const std::bad_alloc&) {
-  detail::throw_out_of_memory_in("Matrix::remove_element");
+void Matrix<T>::set_element(Index i, Index j, T x) {
+  change(i, j, x, "set_element");
+}
+
+template <class T>
+void Matrix<T>::remove_element(Index i, Index j) {
+  change(i, j, std::nullopt, "remove_element");
 }
 
 template <class T>
