@@ -174,6 +174,34 @@ TEST_P(VectorBackends, FormsRoundTrip) {
   }
 }
 
+// pack_full takes a std::vector over and unpack_full gives it back, without a copy in host
+// memory; on the GPU the values make the round trip; a vector with a missing entry refuses.
+TEST_P(VectorBackends, PackAndUnpackFull) {
+  const Backend b = GetParam();
+  std::vector<double> x{1.5, -2.0, 0.0, 7.25};
+  const double* x0 = x.data();
+  auto v = gbcuda::Vector<double>::pack_full(std::move(x), b);
+  EXPECT_EQ(v.size(), 4);
+  EXPECT_EQ(v.nvals(), 4);
+  EXPECT_EQ(v.element(3), 7.25);
+  const std::vector<double> back = v.unpack_full();
+  EXPECT_EQ(back, (std::vector<double>{1.5, -2.0, 0.0, 7.25}));
+  if (b == Backend::Host) EXPECT_EQ(back.data(), x0);
+  EXPECT_EQ(v.size(), 4);
+  EXPECT_EQ(v.nvals(), 0);
+  auto flags = gbcuda::Vector<bool>::pack_full({true, false, true}, b);
+  EXPECT_EQ(flags.unpack_full(), (std::vector<bool>{true, false, true}));
+  gbcuda::Vector<double> partial(5, b);
+  partial.set_element(1, 2.0);
+  try {
+    (void)partial.unpack_full();
+    ADD_FAILURE() << "a vector with missing entries unpacked";
+  } catch (const gbcuda::Error& e) {
+    EXPECT_EQ(e.status(), gbcuda::Status::InvalidValue);
+  }
+  EXPECT_EQ(partial.nvals(), 1);
+}
+
 TEST_P(VectorBackends, Elements) {
   gbcuda::Vector<std::int32_t> v(10, GetParam());
   EXPECT_EQ(v.nvals(), 0);

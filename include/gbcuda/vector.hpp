@@ -238,6 +238,15 @@ class Vector {
   void extract_tuples(std::vector<Index>& idx, std::vector<T>& vals) const;
   // Length-n host array: value where present, `missing` elsewhere.
   std::vector<T> to_dense_vector(T missing) const;
+  // A vector with every position present, its values those of `values` (GxB_Vector_pack_Full;
+  // dense form): the vector's memory is taken over without a copy in host memory (bool values are
+  // copied), and copied once to the GPU for `where` = Cuda.
+  static Vector pack_full(std::vector<T>&& values, Backend where = Backend::Host);
+  // The values of a vector with every position present, moved out (GxB_Vector_unpack_Full): without
+  // a copy when the vector lives in host memory in dense form over memory it took over
+  // (pack_full), else by one copy. The vector keeps its length and has no entries after.
+  // Error(InvalidValue) when a position has no entry.
+  std::vector<T> unpack_full();
 
   // Change representation; contents are unchanged.
   void to_form(VectorForm f) { detail::convert_form(write(), f); }

@@ -160,6 +160,33 @@ Vector<T>::Vector(Index n, Backend where) {
 }
 
 template <class T>
+Vector<T> Vector<T>::pack_full(std::vector<T>&& values, Backend where) try {
+  const auto n = static_cast<Index>(values.size());
+  Vector<T> v(n, Backend::Host);
+  v.s_.values = detail::Array<T>::adopt(std::move(values));
+  v.s_.form = VectorForm::Dense;
+  v.s_.nvals = n;
+  if (where == Backend::Host) return v;  // moved out (a conditional expression would copy it)
+  return v.to(where);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("Vector::pack_full");
+}
+
+template <class T>
+std::vector<T> Vector<T>::unpack_full() try {
+  const Index n = size(), have = nvals();
+  if (have != n)
+    throw Error(Status::InvalidValue, "unpack_full: the vector has " + std::to_string(have) + " entries in " +
+                                          std::to_string(n) + " positions; every position needs one");
+  std::vector<T> out = backend() == Backend::Host && form() == VectorForm::Dense ? write().values.release_vector()
+                                                                                 : to_dense_vector(T{});
+  *this = Vector<T>(n, backend());
+  return out;
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("Vector::unpack_full");
+}
+
+template <class T>
 Vector<T> Vector<T>::full(Index n, T fill, Backend where) try {
 #if GBCUDA_HAVE_CUDA
   if (where == Backend::Cuda) {  // filled on the device: no host array, no copy, no wait
@@ -174,7 +201,8 @@ Vector<T> Vector<T>::full(Index n, T fill, Backend where) try {
   std::fill(s.values.begin(), s.values.end(), fill);
   s.form = VectorForm::Dense;
   s.nvals = n;
-  return where == Backend::Host ? v : v.to(where);
+  if (where == Backend::Host) return v;  // moved out (a conditional expression would copy it)
+  return v.to(where);
 } catch (const std::bad_alloc&) {
   detail::throw_out_of_memory_in("Vector::full");
 }
@@ -206,7 +234,8 @@ Vector<T> Vector<T>::from_tuples(Index n, const std::vector<Index>& idx, const s
   }
   s.nvals = count;
   v.conform();
-  return where == Backend::Host ? v : v.to(where);
+  if (where == Backend::Host) return v;  // moved out (a conditional expression would copy it)
+  return v.to(where);
 } catch (const std::bad_alloc&) {
   detail::throw_out_of_memory_in("Vector::from_tuples");
 }
