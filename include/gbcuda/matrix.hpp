@@ -1,6 +1,7 @@
 #pragma once
-// Matrix<T>: an immutable sparse matrix in CSR form (64-bit row offsets, 32-bit column
-// indices). A(i,j) stored means an edge i -> j. Copies share storage. Derived data is computed
+// Matrix<T>: a sparse matrix in CSR form (64-bit row offsets, 32-bit column indices). A(i,j)
+// stored means an edge i -> j. Copies share storage until one is changed (set_element,
+// remove_element: copy on write; the change waits for the next read). Derived data is computed
 // once on demand and cached (LAGraph's cached properties): the transpose (the CSC view that pull
 // walks), out/in degrees, whether the structure is symmetric, and a copy in each backend's memory.
 #include <cstdint>

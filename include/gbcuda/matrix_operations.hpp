@@ -914,7 +914,7 @@ void diag(Matrix<T>& C, const Vector<T>& v, Index k = 0, Backend where = Backend
 }
 
 // A with nrows x ncols (GrB_Matrix_resize): the entries outside dropped, none added. A is
-// replaced (a Matrix is immutable), built on the host and moved to `where` (a GPU result counts
+// replaced by a new matrix, built on the host and moved to `where` (a GPU result counts
 // as a host fallback, as for extract).
 template <class T>
 void resize(Matrix<T>& A, Index nrows, Index ncols, Backend where = Backend::Host) try {
