@@ -629,7 +629,11 @@ std::optional<Search> search(const Options& o, const Graph& g, const SourceChoic
   std::optional<gbcuda::PartitionedGraph> parts;  // built once, searched --repeat times
   if (o.partitions > 0) {
     if (o.verbose) fmt::print(stderr, "bfs_spmv: building {} parts ({} transport)\n", o.partitions, o.transport);
+    const auto t0 = std::chrono::steady_clock::now();
     parts.emplace(A, popt);
+    if (o.verbose)
+      fmt::print(stderr, "bfs_spmv: built {} parts in {:.1f} s\n", o.partitions,
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   auto one_search = [&] { return parts ? parts->bfs(searched_source, popt) : gbcuda::bfs(A, searched_source, bopt); };
   if (o.verbose) fmt::print(stderr, "bfs_spmv: warm-up BFS on {}\n", device_desc);

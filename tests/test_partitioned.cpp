@@ -2,6 +2,8 @@
 // and on one GPU, and through NCCL on several GPUs, each against the one-part search's levels.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <string>
 #include <thread>
@@ -57,9 +59,18 @@ void expect_same_levels(const Matrix<bool>& A, Index source, const PartitionedBf
                       << ", want " << want[std::size_t(first)];
   EXPECT_EQ(gbcuda::validate_bfs(A, source, r), "") << what;
   EXPECT_EQ(r.source, source);
-  Index reached = 0;
-  for (auto l : want) reached += l >= 0;
+  Index reached = 0, edges = 0;
+  std::int32_t deepest = -1;
+  const std::vector<Index> degree = A.out_degrees();
+  for (std::size_t v = 0; v < want.size(); ++v)
+    if (want[v] >= 0) {
+      ++reached;
+      edges += degree[v];
+      deepest = std::max(deepest, want[v]);
+    }
   EXPECT_EQ(r.vertices_reached, reached) << what;
+  EXPECT_EQ(r.edges_traversed, edges) << what;
+  EXPECT_EQ(r.num_levels, deepest + 1) << what;
   EXPECT_TRUE(r.parent.empty());
   if (o.collect_stats) {
     EXPECT_EQ(int(r.levels.size()), r.num_levels) << what;  // one step past the last level
@@ -151,6 +162,8 @@ TEST(Communicator, LoopbackGathersSumsAndAborts) {
   ASSERT_EQ(int(comms.size()), P);
   std::vector<std::vector<std::uint32_t>> got(P);
   std::vector<std::uint64_t> sums(P);
+  std::vector<std::vector<std::uint32_t>> both(P);
+  std::vector<std::array<std::uint64_t, 2>> both_sums(P);
   {
     std::vector<std::jthread> t;
     for (int r = 0; r < P; ++r)
@@ -162,13 +175,21 @@ TEST(Communicator, LoopbackGathersSumsAndAborts) {
         std::uint64_t v = std::uint64_t(r + 1);
         c.allreduce_sum(&v, 1);
         sums[std::size_t(r)] = v;
+        // Both at once (the level loop's form): a gather of one word and two sums.
+        const std::uint32_t word = std::uint32_t(100 + r);
+        both[std::size_t(r)].resize(P);
+        const std::uint64_t in[2] = {std::uint64_t(r), 1};
+        c.allgather_and_sum(&word, both[std::size_t(r)].data(), 1, in, both_sums[std::size_t(r)].data(), 2);
       });
   }
   for (int r = 0; r < P; ++r) {
     EXPECT_EQ(sums[std::size_t(r)], std::uint64_t(P * (P + 1) / 2));
+    EXPECT_EQ(both_sums[std::size_t(r)][0], std::uint64_t(P * (P - 1) / 2));
+    EXPECT_EQ(both_sums[std::size_t(r)][1], std::uint64_t(P));
     for (int q = 0; q < P; ++q) {
       EXPECT_EQ(got[std::size_t(r)][std::size_t(2 * q)], std::uint32_t(10 * q));
       EXPECT_EQ(got[std::size_t(r)][std::size_t(2 * q + 1)], std::uint32_t(10 * q + 1));
+      EXPECT_EQ(both[std::size_t(r)][std::size_t(q)], std::uint32_t(100 + q));
     }
   }
   std::atomic<int> threw{0};

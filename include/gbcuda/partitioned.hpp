@@ -36,6 +36,14 @@ class Communicator {
   virtual void allgather(const std::uint32_t* send, std::uint32_t* recv, std::size_t words) = 0;
   // values[i] = the sum over the ranks of their values[i]; host memory.
   virtual void allreduce_sum(std::uint64_t* values, int count) = 0;
+  // Both at once, every buffer in memory(): recv as allgather(send, recv, words), and sum_out[i] =
+  // the sum over the ranks of sum_in[i] (count values). On a GPU the results may be only enqueued
+  // on the calling thread's stream (library_stream()): work enqueued there later sees them, and
+  // the host after a wait on that stream. The default calls allgather and allreduce_sum (through
+  // host memory) and returns with the results complete; NCCL enqueues both as one group without
+  // waiting.
+  virtual void allgather_and_sum(const std::uint32_t* send, std::uint32_t* recv, std::size_t words,
+                                 const std::uint64_t* sum_in, std::uint64_t* sum_out, int count);
   // This rank has failed: the other ranks' pending and later collectives throw Error instead of
   // waiting for it (NCCL: every communicator of the group is aborted).
   virtual void abort() noexcept = 0;
@@ -77,7 +85,7 @@ struct PartitionedBfsOptions {
   // grows; push again once it has shrunk below n / beta. 0: Beamer's 15 and 18.
   double alpha = 0.0;
   double beta = 0.0;
-  bool collect_stats = true;  // BfsResult::levels (costs nothing extra: each level syncs anyway)
+  bool collect_stats = true;  // BfsResult::levels (each level's time from the part's GPU clock)
 };
 
 // A graph split into parts, each in its part's memory (on its GPU), searched many times. The parts

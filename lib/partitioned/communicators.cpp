@@ -29,6 +29,15 @@ Transport parse_transport(const std::string& name) {
 
 bool nccl_available() { return GBCUDA_HAVE_NCCL != 0; }
 
+void Communicator::allgather_and_sum(const std::uint32_t* send, std::uint32_t* recv, std::size_t words,
+                                     const std::uint64_t* sum_in, std::uint64_t* sum_out, int count) {
+  allgather(send, recv, words);
+  std::vector<std::uint64_t> values(static_cast<std::size_t>(count));
+  detail::copy_bytes(values.data(), Backend::Host, sum_in, memory(), values.size() * sizeof(std::uint64_t));
+  allreduce_sum(values.data(), count);
+  detail::copy_bytes(sum_out, memory(), values.data(), Backend::Host, values.size() * sizeof(std::uint64_t));
+}
+
 namespace detail::partitioned {
 
 void Group::barrier() {
@@ -136,6 +145,19 @@ class NcclCommunicator final : public Communicator {
     auto s = static_cast<cudaStream_t>(detail::library_stream());
     nccl_check(ncclAllGather(send, recv, words, ncclUint32, comm(), s), "ncclAllGather");
     finish(s);
+  }
+
+  // One group, enqueued: the level loop waits for it with its report of the level.
+  void allgather_and_sum(const std::uint32_t* send, std::uint32_t* recv, std::size_t words, const std::uint64_t* sum_in,
+                         std::uint64_t* sum_out, int count) override {
+    auto s = static_cast<cudaStream_t>(detail::library_stream());
+    const ncclComm_t c = comm();
+    nccl_check(ncclGroupStart(), "ncclGroupStart");
+    const ncclResult_t gathered = ncclAllGather(send, recv, words, ncclUint32, c, s);
+    const ncclResult_t summed = ncclAllReduce(sum_in, sum_out, std::size_t(count), ncclUint64, ncclSum, c, s);
+    nccl_check(ncclGroupEnd(), "ncclGroupEnd");
+    nccl_check(gathered, "ncclAllGather");
+    nccl_check(summed, "ncclAllReduce");
   }
 
   void allreduce_sum(std::uint64_t* values, int count) override {

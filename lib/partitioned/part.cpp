@@ -4,7 +4,14 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <chrono>
+#include <iterator>
+#include <string>
 #include <vector>
+
+#if GBCUDA_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
 
 #include "gbcuda/partitioned.hpp"
 
@@ -61,14 +68,26 @@ PartGraph build_part(const Csr<T>& rows, const Csr<T>& in_rows, int parts, int p
   return g;
 }
 
-PartState make_state(const PartGraph& g, int parts, Index source, Backend where) {
+LevelProgress first_progress(Index degree, Offset nnz) {
+  LevelProgress at{};
+  at.size = 1;
+  at.edges = ull(degree);
+  at.unexplored = double(nnz);
+  return at;
+}
+
+PartState make_state(const PartGraph& g, int parts, Index source, Index source_degree, Offset nnz, Backend where) {
   PartState s;
   const auto words = static_cast<std::size_t>(g.slice_words);
   s.frontier = Array<std::uint32_t>(words * std::size_t(parts), where);
-  s.next = Array<std::uint32_t>(words, where);
+  s.next = Array<std::uint32_t>(2 * words, where);
   s.visited = Array<std::uint32_t>(words, where);
   s.level = Array<std::int32_t>(std::max<std::size_t>(std::size_t(g.own()), 1), where);
-  s.counts = Array<ull>(kCounts + 1, where);
+  LoopState first[2] = {};
+  first[0].at = first_progress(source_degree, nnz);
+  s.loop = Array<LoopState>(2, where);
+  copy_bytes(s.loop.data(), where, first, Backend::Host, sizeof(first));
+  fill_bytes(s.next.data(), where, 0, s.next.bytes());
   if (where == Backend::Cuda) s.big = Array<Vid>(std::size_t(g.out_idx.size() / std::size_t(kBigRow + 1)) + 1, where);
   fill_bytes(s.frontier.data(), where, 0, s.frontier.bytes());
   fill_bytes(s.visited.data(), where, 0, s.visited.bytes());
@@ -87,19 +106,25 @@ PartState make_state(const PartGraph& g, int parts, Index source, Backend where)
   return s;
 }
 
-void host_level(const PartGraph& g, PartState& s, bool pull, int lvl, ull counts[kCounts]) {
+void host_level(const PartGraph& g, PartState& s, int lvl, double alpha, double beta) {
   const Index own = g.own(), words = g.slice_words;
-  std::uint32_t* next = s.next.data();
+  std::uint32_t* next = next_of(s, lvl);
   std::uint32_t* visited = s.visited.data();
   const std::uint32_t* frontier = s.frontier.data();
   std::int32_t* level = s.level.data();
   const Offset* in_ptr = g.in_ptr.data();
   const Vid* in_idx = g.in_idx.data();
   const Index* degree = g.degree.data();
+  LoopState& loop = *loop_of(s, lvl);
+  const LoopState& before = *loop_of(s, lvl - 1);
+  loop.at = before.at;
+  begin_level(loop.at, before.sums, lvl, alpha, beta, double(g.n));
+  std::fill(std::begin(loop.counts), std::end(loop.counts), 0ull);
   std::fill(next, next + words, 0u);
+  if (loop.at.stop) return;
   ull found = 0, edges = 0, examined = 0;
   auto in_frontier = [&](Vid u) { return (frontier[u >> 5] >> (u & 31)) & 1u; };
-  if (pull) {
+  if (loop.at.pull) {
 #pragma omp parallel for schedule(dynamic, 64) reduction(+ : found, edges, examined)
     for (Index w = 0; w < words; ++w) {
       std::uint32_t m = 0;
@@ -143,9 +168,115 @@ void host_level(const PartGraph& g, PartState& s, bool pull, int lvl, ull counts
       }
     }
   }
-  counts[0] = found;
-  counts[1] = edges;
-  counts[2] = examined;
+  loop.counts[0] = found;
+  loop.counts[1] = edges;
+  loop.counts[2] = examined;
+}
+
+// ---- LevelReports --------------------------------------------------------------------------
+
+namespace {
+constexpr int kSlots = 4;  // a report stays readable until the copy of the level kSlots after it
+using Clock = std::chrono::steady_clock;
+}  // namespace
+
+struct LevelReports::Impl {
+  Backend where = Backend::Host;
+  LoopState* slots = nullptr;  // kSlots; pinned host memory for a GPU part
+  std::vector<LoopState> host_slots;
+  std::vector<Clock::time_point> host_times;  // [0] the start, [lvl] the end of level lvl
+#if GBCUDA_HAVE_CUDA
+  std::vector<cudaEvent_t> events;  // likewise
+#endif
+};
+
+LevelReports::LevelReports(Backend where) : impl_(std::make_unique<Impl>()) {
+  impl_->where = where;
+#if GBCUDA_HAVE_CUDA
+  if (where == Backend::Cuda) {
+    void* p = nullptr;
+    if (cudaMallocHost(&p, kSlots * sizeof(LoopState)) != cudaSuccess) {
+      cudaGetLastError();
+      throw Error(Status::OutOfMemory, "the partitioned search's level reports: pinned host memory");
+    }
+    impl_->slots = static_cast<LoopState*>(p);
+    return;
+  }
+#endif
+  impl_->host_slots.resize(kSlots);
+  impl_->slots = impl_->host_slots.data();
+}
+
+LevelReports::~LevelReports() {
+#if GBCUDA_HAVE_CUDA
+  if (impl_->where == Backend::Cuda) {
+    for (cudaEvent_t e : impl_->events) cudaEventDestroy(e);
+    cudaFreeHost(impl_->slots);
+  }
+#endif
+}
+
+#if GBCUDA_HAVE_CUDA
+namespace {
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw Error(Status::CudaError, std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+cudaStream_t stream() { return static_cast<cudaStream_t>(library_stream()); }
+
+void record_event(std::vector<cudaEvent_t>& events, std::size_t i) {
+  while (events.size() <= i) {
+    cudaEvent_t e = nullptr;
+    check(cudaEventCreate(&e), "cudaEventCreate");
+    events.push_back(e);
+  }
+  check(cudaEventRecord(events[i], stream()), "cudaEventRecord");
+}
+}  // namespace
+#endif
+
+void LevelReports::start() {
+#if GBCUDA_HAVE_CUDA
+  if (impl_->where == Backend::Cuda) {
+    record_event(impl_->events, 0);
+    return;
+  }
+#endif
+  impl_->host_times.assign(1, Clock::now());
+}
+
+void LevelReports::copy(const LoopState* state, int lvl) {
+  LoopState* slot = impl_->slots + lvl % kSlots;
+#if GBCUDA_HAVE_CUDA
+  if (impl_->where == Backend::Cuda) {
+    check(cudaMemcpyAsync(slot, state, sizeof(LoopState), cudaMemcpyDeviceToHost, stream()), "a level's report");
+    record_event(impl_->events, std::size_t(lvl));
+    return;
+  }
+#endif
+  *slot = *state;
+  impl_->host_times.resize(std::size_t(lvl) + 1);
+  impl_->host_times[std::size_t(lvl)] = Clock::now();
+}
+
+const LoopState& LevelReports::wait(int lvl) {
+#if GBCUDA_HAVE_CUDA
+  if (impl_->where == Backend::Cuda) check(cudaEventSynchronize(impl_->events[std::size_t(lvl)]), "a level's end");
+#endif
+  return impl_->slots[lvl % kSlots];
+}
+
+double LevelReports::seconds(int lvl) {
+#if GBCUDA_HAVE_CUDA
+  if (impl_->where == Backend::Cuda) {
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, impl_->events[std::size_t(lvl - 1)], impl_->events[std::size_t(lvl)]),
+          "cudaEventElapsedTime");
+    return ms * 1e-3;
+  }
+#endif
+  return std::chrono::duration<double>(impl_->host_times[std::size_t(lvl)] - impl_->host_times[std::size_t(lvl - 1)])
+      .count();
 }
 
 #define GBCUDA_INSTANTIATE_BUILD_PART(T) \

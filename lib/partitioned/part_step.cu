@@ -1,7 +1,10 @@
-// One BFS level on a part's GPU (part.hpp): a warp per 32-vertex word, the pull over the part's
-// own words (each warp owns its word: no atomics but the counts) and the push over the whole
-// frontier's words (a warp expands each frontier vertex of its word, the lanes over its edges;
-// rows longer than kBigRow are spread over the whole grid).
+// One BFS level on a part's GPU (part.hpp), enqueued without a host wait: one kernel starts the
+// level (each block applies begin_level to the level before's state: the direction, and whether to
+// stop, from the summed counts on the device), clears the next level's buffers and runs the
+// direction chosen, in grid-stride loops over one wave of blocks. The pull goes over the part's
+// own words (a warp owns each word it takes: no atomics but the counts), the push over the whole
+// frontier's words (a lane a word, a row of more than 32 edges expanded by the whole warp); a
+// second kernel spreads the push's rows of more than kBigRow edges over the whole grid.
 #include <bit>
 
 #include "cuda/cuda_check.cuh"
@@ -24,10 +27,13 @@ struct LevelArgs {
   std::uint32_t* next;
   std::uint32_t* visited;
   std::int32_t* level;
-  ull* counts;  // kCounts, then the number of big rows
+  LoopState* loop;            // this level's state; its counts: kCounts, then the number of big rows
+  LoopState* prev;            // the level before's, and the next level's to be (part.hpp)
+  std::uint32_t* next_after;  // the next level's next, cleared here
   Vid* big;
   Index own, own_words, all_words;
   int lvl;
+  double alpha, beta, n;  // the direction rule's, and the whole graph's vertices
 };
 
 __device__ void add_counts(ull found, ull edges, ull examined, ull* counts) {
@@ -43,35 +49,54 @@ __device__ void add_counts(ull found, ull edges, ull examined, ull* counts) {
   }
 }
 
-__global__ void pull_kernel(LevelArgs a) {
+// A warp reads 32 visited words at once, a lane a word, and then takes the words with an
+// unvisited own vertex one at a time, a lane a vertex scanning its in-edges until one is in the
+// frontier. (Late pulls find nearly every word full: read one at a time, a part's 2M words of
+// kron:27 cost 0.4 ms.) next_of(lvl) is already clear: only found vertices are written.
+__device__ void pull(const LevelArgs& a) {
   const unsigned lane = threadIdx.x & 31;
   ull found = 0, edges = 0, examined = 0;
-  for (Index w = global_thread() / 32; w < a.own_words; w += grid_threads() / 32) {  // warp-uniform
-    const Index v = w * 32 + lane;
-    const std::uint32_t vis = a.visited[w];
-    bool hit = false;
-    if (v < a.own && !((vis >> lane) & 1u)) {
-      for (Offset e = a.in_ptr[v], end = a.in_ptr[v + 1]; e < end; ++e) {
-        ++examined;
-        const Vid u = a.in_idx[e];
-        if ((__ldg(a.frontier + (u >> 5)) >> (u & 31)) & 1u) {
-          hit = true;
-          break;
+  const Index warps = grid_threads() / 32;
+  for (Index base = global_thread() / 32 * 32; base < a.own_words; base += warps * 32) {  // warp-uniform
+    const Index mine = base + lane;
+    std::uint32_t open = 0;  // word mine's own vertices not yet visited
+    std::uint32_t vis = kFull;
+    if (mine < a.own_words) {
+      vis = a.visited[mine];
+      const Index left = a.own - mine * 32;  // own vertices from the word's first on
+      const std::uint32_t own_bits = left >= 32 ? kFull : left <= 0 ? 0u : (1u << left) - 1u;
+      open = ~vis & own_bits;
+    }
+    for (std::uint32_t todo = __ballot_sync(kFull, open != 0); todo != 0; todo &= todo - 1) {
+      const int src = __ffs(int(todo)) - 1;
+      const Index w = base + src;
+      const std::uint32_t word_open = __shfl_sync(kFull, open, src);
+      const std::uint32_t word_vis = __shfl_sync(kFull, vis, src);
+      const Index v = w * 32 + lane;
+      bool hit = false;
+      if ((word_open >> lane) & 1u) {
+        for (Offset e = a.in_ptr[v], end = a.in_ptr[v + 1]; e < end; ++e) {
+          ++examined;
+          const Vid u = a.in_idx[e];
+          if ((__ldg(a.frontier + (u >> 5)) >> (u & 31)) & 1u) {
+            hit = true;
+            break;
+          }
         }
       }
-    }
-    const std::uint32_t m = __ballot_sync(kFull, hit);
-    if (hit) {
-      a.level[v] = a.lvl;
-      ++found;
-      edges += ull(a.degree[v]);
-    }
-    if (lane == 0) {
-      a.next[w] = m;
-      a.visited[w] = vis | m;
+      const std::uint32_t m = __ballot_sync(kFull, hit);
+      if (hit) {
+        a.level[v] = a.lvl;
+        ++found;
+        edges += ull(a.degree[v]);
+      }
+      if (lane == 0 && m != 0) {
+        a.next[w] = m;
+        a.visited[w] = word_vis | m;
+      }
     }
   }
-  add_counts(found, edges, examined, a.counts);
+  add_counts(found, edges, examined, a.loop->counts);
 }
 
 // One out-edge of frontier vertex u into the part: claims v when no other did.
@@ -86,42 +111,97 @@ __device__ __forceinline__ void push_edge(const LevelArgs& a, Offset e, ull& fou
   edges += ull(a.degree[v]);
 }
 
-// A warp per frontier word, the lanes over each of its vertices' edges; rows of more than
-// kBigRow go to a.big for big_push_kernel.
-__global__ void push_kernel(LevelArgs a) {
+// A warp reads 32 frontier words at once, a lane a word (most words of a sparse frontier are
+// empty: a warp that read them one at a time made a level of 13 vertices cost 35 us on kron:24).
+// Each lane takes its word's vertices one by one: a row of up to 32 edges the lane expands alone,
+// a longer one the whole warp expands together, and a row of more than kBigRow goes to a.big for
+// big_push_kernel.
+__device__ void push(const LevelArgs& a) {
   const unsigned lane = threadIdx.x & 31;
   ull found = 0, edges = 0, examined = 0;
-  for (Index w = global_thread() / 32; w < a.all_words; w += grid_threads() / 32) {  // warp-uniform
-    for (std::uint32_t f = __ldg(a.frontier + w); f != 0; f &= f - 1) {
-      const Index u = w * 32 + __ffs(int(f)) - 1;
-      const Offset b = a.out_ptr[u], end = a.out_ptr[u + 1];
-      if (end - b > kBigRow) {
-        if (lane == 0) a.big[atomicAdd(a.counts + kCounts, 1ull)] = Vid(u);
-        continue;
+  const Index warps = grid_threads() / 32;
+  for (Index base = global_thread() / 32 * 32; base < a.all_words; base += warps * 32) {  // warp-uniform
+    const Index w = base + lane;
+    std::uint32_t f = w < a.all_words ? __ldg(a.frontier + w) : 0u;
+    while (__any_sync(kFull, f != 0)) {
+      Offset b = 0, end = 0;
+      if (f != 0) {
+        const Index u = w * 32 + __ffs(int(f)) - 1;
+        f &= f - 1;
+        b = a.out_ptr[u];
+        end = a.out_ptr[u + 1];
+        if (end - b > kBigRow) {
+          a.big[atomicAdd(a.loop->counts + kCounts, 1ull)] = Vid(u);
+          end = b;
+        }
+        examined += ull(end - b);
       }
-      if (lane == 0) examined += ull(end - b);
-      for (Offset e = b + lane; e < end; e += 32) push_edge(a, e, found, edges);
+      for (std::uint32_t wide = __ballot_sync(kFull, end - b > 32); wide != 0; wide &= wide - 1) {
+        const int src = __ffs(int(wide)) - 1;
+        const Offset rb = __shfl_sync(kFull, b, src), re = __shfl_sync(kFull, end, src);
+        for (Offset e = rb + lane; e < re; e += 32) push_edge(a, e, found, edges);
+      }
+      if (end - b <= 32)
+        for (Offset e = b; e < end; ++e) push_edge(a, e, found, edges);
     }
   }
-  add_counts(found, edges, examined, a.counts);
+  add_counts(found, edges, examined, a.loop->counts);
 }
 
-// The big rows: every thread of the grid takes its share of each.
+// Starts the level (every block computes begin_level from the level before's state, block 0
+// stores it), prepares the next level's buffers (part.hpp: they alternate), then runs the
+// direction begin_level chose.
+__global__ void level_kernel(LevelArgs a) {
+  __shared__ LevelProgress cur;
+  if (threadIdx.x == 0) {
+    cur = a.prev->at;
+    begin_level(cur, a.prev->sums, a.lvl, a.alpha, a.beta, a.n);
+  }
+  __syncthreads();
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    a.loop->at = cur;                     // not its counts: other blocks may be adding to them already
+    for (ull& c : a.prev->counts) c = 0;  // the next level's counts (begin_level read only the sums)
+  }
+  for (Index i = global_thread(); i < a.own_words; i += grid_threads()) a.next_after[i] = 0;
+  if (cur.stop) return;
+  if (cur.pull) pull(a);
+  else push(a);
+}
+
+// The big rows of a push: every thread of the grid takes its share of each.
 __global__ void big_push_kernel(LevelArgs a) {
   ull found = 0, edges = 0, examined = 0;
-  const ull rows = __ldcg(a.counts + kCounts);
+  const ull rows = __ldcg(a.loop->counts + kCounts);  // 0 unless this level pushes (and has big rows)
   for (ull i = 0; i < rows; ++i) {
     const Vid u = __ldcg(a.big + i);
     const Offset b = a.out_ptr[u], end = a.out_ptr[u + 1];
     if (global_thread() == 0) examined += ull(end - b);
     for (Offset e = b + global_thread(); e < end; e += grid_threads()) push_edge(a, e, found, edges);
   }
-  add_counts(found, edges, examined, a.counts);
+  add_counts(found, edges, examined, a.loop->counts);
 }
 
 }  // namespace
 
-void cuda_level(const PartGraph& g, PartState& s, bool pull, int lvl, ull counts[kCounts]) {
+// Blocks of kBlock threads that the GPU runs at once: the level's kernels stride over the rest.
+// A grid of more blocks costs a wave a few microseconds even when every block has nothing to do,
+// and most levels of a search have little to do.
+unsigned wave_blocks() {
+  thread_local int device = -1;
+  thread_local unsigned blocks = 0;
+  int d = 0;
+  CUDA_CHECK(cudaGetDevice(&d));
+  if (d != device) {
+    int sms = 0, per_sm = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, d));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, level_kernel, cuda::kBlock, 0));
+    blocks = unsigned(std::max(1, sms * std::max(per_sm, 1)));
+    device = d;
+  }
+  return blocks;
+}
+
+void cuda_level(const PartGraph& g, PartState& s, int lvl, double alpha, double beta) {
   const cudaStream_t st = cuda::stream();
   LevelArgs a{};
   a.in_ptr = g.in_ptr.data();
@@ -130,28 +210,25 @@ void cuda_level(const PartGraph& g, PartState& s, bool pull, int lvl, ull counts
   a.out_idx = g.out_idx.data();
   a.degree = g.degree.data();
   a.frontier = s.frontier.data();
-  a.next = s.next.data();
+  a.next = next_of(s, lvl);
+  a.next_after = next_of(s, lvl + 1);
   a.visited = s.visited.data();
   a.level = s.level.data();
-  a.counts = s.counts.data();
+  a.loop = loop_of(s, lvl);
+  a.prev = loop_of(s, lvl - 1);
   a.big = s.big.data();
   a.own = g.own();
   a.own_words = g.slice_words;
   a.all_words = (g.n + 31) / 32;
   a.lvl = lvl;
-  CUDA_CHECK(cudaMemsetAsync(s.next.data(), 0, s.next.bytes(), st));
-  CUDA_CHECK(cudaMemsetAsync(s.counts.data(), 0, s.counts.bytes(), st));
-  const Index words = pull ? a.own_words : a.all_words;
-  const unsigned blocks = cuda::grid_for(words, 32);
-  if (pull) {
-    pull_kernel<<<blocks, cuda::kBlock, 0, st>>>(a);
-  } else {
-    push_kernel<<<blocks, cuda::kBlock, 0, st>>>(a);
-    CUDA_CHECK_LAUNCH();
-    big_push_kernel<<<cuda::grid_for(Index(g.out_idx.size()) / 64), cuda::kBlock, 0, st>>>(a);
-  }
+  a.alpha = alpha;
+  a.beta = beta;
+  a.n = double(g.n);
+  const unsigned wave = wave_blocks();
+  level_kernel<<<std::min(cuda::grid_for(std::max(a.own_words, a.all_words), 32), wave), cuda::kBlock, 0, st>>>(a);
   CUDA_CHECK_LAUNCH();
-  copy_bytes(counts, Backend::Host, s.counts.data(), Backend::Cuda, kCounts * sizeof(ull));  // waits
+  big_push_kernel<<<std::min(cuda::grid_for(Index(g.out_idx.size()) / 64), wave), cuda::kBlock, 0, st>>>(a);
+  CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace gbcuda::detail::partitioned

@@ -146,56 +146,61 @@ BfsResult PartitionedGraph::bfs(Index source, const PartitionedBfsOptions& o) co
   std::uint64_t reached = 0, edges = 0;
   int levels = 0;
   const double alpha = o.alpha > 0 ? o.alpha : 15.0, beta = o.beta > 0 ? o.beta : 18.0;
-  // Every rank sees the same global counts, so all take the same direction and stop together.
+  const Index source_degree = m.source_degree[std::size_t(source)];
+  // Level lvl is enqueued before the host waits for level lvl - 1's report: a part's GPU always
+  // has the next level queued. Every rank sees the same summed counts, so all take the same
+  // direction (on the device, begin_level) and stop together; the level enqueued after the one
+  // that found nothing starts on an empty frontier and does nothing but its exchange.
   on_every_rank(m.comms, [&](int p) {
     Communicator& comm = *m.comms[std::size_t(p)];
     const PartGraph& g = m.parts[std::size_t(p)];
-    PartState s = make_state(g, nparts, source, m.where);
+    PartState s = make_state(g, nparts, source, source_degree, m.nnz, m.where);
+    LevelReports reports(m.where);
     detail::synchronize(m.where);
-    std::uint64_t frontier[2] = {1, std::uint64_t(m.source_degree[std::size_t(source)])};  // size, out-edges
-    std::uint64_t total[2] = {frontier[0], frontier[1]};
-    double unexplored = double(m.nnz);
-    std::uint64_t prev_size = 0;
-    bool pulling = false;
-    comm.allreduce_sum(&prev_size, 1);  // a barrier: the search starts together
+    std::uint64_t ready = 0;
+    comm.allreduce_sum(&ready, 1);  // a barrier: the search starts together
     starts[std::size_t(p)] = Clock::now();
+    reports.start();
+    std::uint64_t found = 1, traversed = std::uint64_t(source_degree);
     int lvl = 1;
-    for (; frontier[0] > 0; ++lvl) {
-      const auto t0 = Clock::now();
-      const bool growing = frontier[0] > prev_size;
-      if (!pulling && growing && double(frontier[1]) > unexplored / alpha) pulling = true;
-      else if (pulling && !growing && double(frontier[0]) < double(m.n) / beta) pulling = false;
-      ull counts[kCounts];
+    for (;; ++lvl) {
 #if GBCUDA_HAVE_CUDA
-      if (m.where == Backend::Cuda) cuda_level(g, s, pulling, lvl, counts);
-      else host_level(g, s, pulling, lvl, counts);
+      if (m.where == Backend::Cuda) {
+        cuda_level(g, s, lvl, alpha, beta);
+      } else {
+        host_level(g, s, lvl, alpha, beta);
+      }
 #else
-      host_level(g, s, pulling, lvl, counts);
+      host_level(g, s, lvl, alpha, beta);
 #endif
-      comm.allgather(s.next.data(), s.frontier.data(), std::size_t(g.slice_words));
-      std::uint64_t sums[kCounts] = {counts[0], counts[1], counts[2]};
-      comm.allreduce_sum(sums, kCounts);
+      LoopState* loop = loop_of(s, lvl);  // counts and sums: 64-bit unsigned, as the exchange's
+      comm.allgather_and_sum(next_of(s, lvl), s.frontier.data(), std::size_t(g.slice_words),
+                             reinterpret_cast<const std::uint64_t*>(loop->counts),
+                             reinterpret_cast<std::uint64_t*>(loop->sums), kCounts);
+      reports.copy(loop, lvl);
+      if (lvl == 1) continue;
+      const LoopState& done = reports.wait(lvl - 1);  // level lvl - 1, while level lvl runs
       if (p == 0 && o.collect_stats) {
         BfsLevelStats l;
-        l.level = lvl;
-        l.frontier_size = Index(frontier[0]);
-        l.edges_examined = Index(sums[2]);
-        l.direction = pulling ? Direction::Pull : Direction::Push;
-        l.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+        l.level = lvl - 1;
+        l.frontier_size = Index(done.at.size);
+        l.edges_examined = Index(done.sums[2]);
+        l.direction = done.at.pull ? Direction::Pull : Direction::Push;
+        l.seconds = reports.seconds(lvl - 1);
         r.levels.push_back(l);
       }
-      unexplored -= double(frontier[1]);
-      prev_size = frontier[0];
-      frontier[0] = sums[0];
-      frontier[1] = sums[1];
-      total[0] += sums[0];
-      total[1] += sums[1];
+      found += done.sums[0];
+      traversed += done.sums[1];
+      if (done.sums[0] == 0) break;  // level lvl - 1 found nothing: level lvl has nothing to do
     }
+    detail::synchronize(m.where);  // the level enqueued after the stop
     ends[std::size_t(p)] = Clock::now();
+    std::uint64_t closing = 0;
+    comm.allreduce_sum(&closing, 1);  // a barrier that throws if another part failed in the loop
     if (p == 0) {
-      reached = total[0];
-      edges = total[1];
-      levels = lvl - 1;  // the last step found nothing
+      reached = found;
+      edges = traversed;
+      levels = lvl - 1;  // the levels 0 .. lvl - 2, and level lvl - 1 found nothing
     }
     if (g.own() > 0)  // the parts' ranges of the result are disjoint
       detail::copy_bytes(r.level.data() + g.begin, Backend::Host, s.level.data(), m.where,
