@@ -1016,7 +1016,9 @@ TEST_P(OpsTest, ScalarsMatchGraphBLAS) {
                                                 GrB_NULL));
         const Scalar<double> want = gs.value();
         ASSERT_EQ(s.empty(), want.empty()) << "reduce: density " << density << " accum " << accum;
-        if (!s.empty()) EXPECT_NEAR(*s.value(), *want.value(), 1e-9);
+        if (!s.empty()) {
+          EXPECT_NEAR(*s.value(), *want.value(), 1e-9);
+        }
       }
   const Tuples<double> w0 = random_tuples<double>(rng, n, 0.5);
   const Tuples<double> mask = random_mask(rng, n, 0.4);
