@@ -420,22 +420,12 @@ void build_cli(CLI::App& app, Options& o) {
                  "reported beside. No --levels, --parents, --kernel, --direction or --partitions")
       ->type_name("K")
       ->check(CLI::Range(1, 1 << 20).description(""));
-  app.add_option("--partitions", o.partitions,
-                 "Split the graph into P parts (1D, by destination) searched by P threads that exchange the\n"
-                 "frontier each level (docs/design/partitioned.md); levels only (no --parents, --kernel or\n"
-                 "--direction). With --transport loopback (default) every part runs on --device; with\n"
-                 "--transport nccl part p runs on GPU p (or the p-th of --gpus)")
-      ->type_name("P")
-      ->check(CLI::Range(1, 1024).description(""));
-  app.add_option("--transport", o.transport,
-                 "How the parts of --partitions talk: loopback (this process's memory) or nccl (one GPU a\n"
-                 "part; a build with NCCL) (default loopback)")
-      ->type_name("loopback|nccl")
-      ->check(CLI::IsMember({"loopback", "nccl"}).description(""));
-  app.add_option("--gpus", o.gpus, "With --transport nccl: the GPU of each part, e.g. --gpus 0,1 (default 0..P-1)")
-      ->type_name("LIST")
-      ->delimiter(',')
-      ->check(CLI::NonNegativeNumber.description(""));
+  gbcuda_cli::add_partition_flags(
+      app, o.partitions, o.transport, o.gpus,
+      "Split the graph into P parts (1D, by destination) searched by P threads that exchange the\n"
+      "frontier each level (docs/design/partitioned.md); no --kernel or --direction. With\n"
+      "--transport loopback (default) every part runs on --device; with --transport nccl part p\n"
+      "runs on GPU p (or the p-th of --gpus)");
   app.add_flag("--json", o.json, "Print one JSON object on stdout instead of the text summary");
   app.add_flag("--verbose", o.verbose,
                "Progress and one line per BFS level (frontier, edges, direction, kernel, time) on stderr");
@@ -626,6 +616,7 @@ std::optional<Search> search(const Options& o, const Graph& g, const SourceChoic
   popt.transport = gbcuda::parse_transport(o.transport);
   popt.device = bopt.device;
   popt.gpus = o.gpus;
+  popt.compute_parents = parents;
   std::optional<gbcuda::PartitionedGraph> parts;  // built once, searched --repeat times
   if (o.partitions > 0) {
     if (o.verbose) fmt::print(stderr, "bfs_spmv: building {} parts ({} transport)\n", o.partitions, o.transport);
@@ -883,7 +874,6 @@ int run(const Options& o, bool file_given) {
       throw UsageError{"--partitions runs its own level loop: no --kernel"};
     if (direction != gbcuda::Direction::Auto)
       throw UsageError{"--partitions chooses the direction itself: no --direction"};
-    if (outs.parents) throw UsageError{"--partitions computes levels only: no --parents"};
     if (gbcuda::parse_transport(o.transport) == gbcuda::Transport::Nccl && backend != gbcuda::Backend::Cuda)
       throw UsageError{"--transport nccl runs on GPUs: not with --device host"};
   } else if (o.transport != "loopback" || !o.gpus.empty()) {
@@ -891,7 +881,7 @@ int run(const Options& o, bool file_given) {
   }
   const Graph g = load(o, file, file_given, backend, outs);
   if (o.multi_source > 0) return run_multi_source(o, g, source_choice, backend, device_desc);
-  const bool parents = (o.validate && o.partitions == 0) || outs.parents.has_value();
+  const bool parents = o.validate || outs.parents.has_value();
   const std::optional<Search> s =
       search(o, g, source_choice, backend, direction, kernel, algebra, parents, device_desc);
   if (!s) return kExitFailure;

@@ -68,6 +68,24 @@ inline std::vector<gbcuda::Index> random_sources(const std::vector<gbcuda::Index
   return out;
 }
 
+// --partitions P, --transport and --gpus (bfs_spmv; bfs_bench with --graph500), the first
+// described by `partitions_help`.
+inline void add_partition_flags(CLI::App& app, int& partitions, std::string& transport, std::vector<int>& gpus,
+                                const std::string& partitions_help) {
+  app.add_option("--partitions", partitions, partitions_help)
+      ->type_name("P")
+      ->check(CLI::Range(1, 1024).description(""));
+  app.add_option("--transport", transport,
+                 "How the parts of --partitions talk: loopback (this process's memory) or nccl (one GPU a\n"
+                 "part; a build with NCCL) (default loopback)")
+      ->type_name("loopback|nccl")
+      ->check(CLI::IsMember({"loopback", "nccl"}).description(""));
+  app.add_option("--gpus", gpus, "With --transport nccl: the GPU of each part, e.g. --gpus 0,1 (default 0..P-1)")
+      ->type_name("LIST")
+      ->delimiter(',')
+      ->check(CLI::NonNegativeNumber.description(""));
+}
+
 // Parses the command line. Returns an exit code when the program should stop here: 0 after
 // --help or --version, 2 (with a message on stderr) for a usage error; nothing to go on.
 inline std::optional<int> parse_arguments(CLI::App& app, int argc, char** argv, const char* program) {

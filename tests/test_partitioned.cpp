@@ -71,7 +71,12 @@ void expect_same_levels(const Matrix<bool>& A, Index source, const PartitionedBf
   EXPECT_EQ(r.vertices_reached, reached) << what;
   EXPECT_EQ(r.edges_traversed, edges) << what;
   EXPECT_EQ(r.num_levels, deepest + 1) << what;
-  EXPECT_TRUE(r.parent.empty());
+  if (o.compute_parents) {
+    EXPECT_EQ(r.parent.size(), want.size()) << what;  // and validate_bfs checked each parent's edge and level
+    EXPECT_EQ(r.parent[std::size_t(source)], source) << what;
+  } else {
+    EXPECT_TRUE(r.parent.empty()) << what;
+  }
   if (o.collect_stats) {
     EXPECT_EQ(int(r.levels.size()), r.num_levels) << what;  // one step past the last level
   }
@@ -83,17 +88,19 @@ const double kAlphas[] = {0.0, 1e9, 1e-9};
 void check_every_graph(Backend where, const std::vector<int>& part_counts) {
   for (const auto& [name, A] : graphs()) {
     const std::vector<Index> sources = {0, A.nrows() / 2, A.nrows() - 1};
+    int run = 0;
     for (int parts : part_counts)
       for (double alpha : kAlphas)
         for (Index s : sources) {
           PartitionedBfsOptions o;
+          o.compute_parents = run++ % 2 == 0;  // every direction, part count and source meets both
           o.parts = parts;
           o.device = where == Backend::Cuda ? gbcuda::Device::Cuda : gbcuda::Device::Host;
           o.alpha = alpha;
           o.beta = alpha > 0 && alpha < 1 ? 1e9 : 0.0;  // never pulling: and never back
           expect_same_levels(A, s, o,
                              name + ", " + std::to_string(parts) + " parts, alpha " + std::to_string(alpha) +
-                                 ", source " + std::to_string(s));
+                                 ", source " + std::to_string(s) + (o.compute_parents ? ", parents" : ""));
         }
   }
 }
@@ -227,6 +234,7 @@ TEST(PartitionedBfs, NcclOnEveryGpuMatchesOnePartCuda) {
   for (const auto& [name, A] : graphs())
     for (double alpha : kAlphas) {
       PartitionedBfsOptions o;
+      o.compute_parents = alpha != 0.0;  // Beamer's rule levels only, always pulling or pushing with parents
       o.parts = count;
       o.transport = Transport::Nccl;
       o.alpha = alpha;

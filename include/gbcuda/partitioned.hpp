@@ -85,7 +85,8 @@ struct PartitionedBfsOptions {
   // grows; push again once it has shrunk below n / beta. 0: Beamer's 15 and 18.
   double alpha = 0.0;
   double beta = 0.0;
-  bool collect_stats = true;  // BfsResult::levels (each level's time from the part's GPU clock)
+  bool collect_stats = true;     // BfsResult::levels (each level's time from the part's GPU clock)
+  bool compute_parents = false;  // BfsResult::parent: each reached vertex's parent one level up
 };
 
 // A graph split into parts, each in its part's memory (on its GPU), searched many times. The parts
@@ -107,8 +108,11 @@ class PartitionedGraph {
 
   // BFS from `source`: fills level, source, vertices_reached, num_levels, edges_traversed,
   // backend, seconds (from the parts' first level to the last part's end) and, with
-  // options.collect_stats, levels (the direction of each; kernel Auto). No parents. Only the
-  // search options (alpha, beta, collect_stats) are read. Error(InvalidIndex) for a bad source.
+  // options.collect_stats, levels (the direction of each; kernel Auto); with
+  // options.compute_parents, parent (the in-neighbour a pull found first, or the frontier vertex
+  // whose push claimed the vertex: a valid BFS tree, not always the one-part search's). Only the
+  // search options (alpha, beta, collect_stats, compute_parents) are read. Error(InvalidIndex)
+  // for a bad source.
   BfsResult bfs(Index source, const PartitionedBfsOptions& options = {}) const;
 
  private:

@@ -76,7 +76,8 @@ LevelProgress first_progress(Index degree, Offset nnz) {
   return at;
 }
 
-PartState make_state(const PartGraph& g, int parts, Index source, Index source_degree, Offset nnz, Backend where) {
+PartState make_state(const PartGraph& g, int parts, Index source, Index source_degree, Offset nnz, bool parents,
+                     Backend where) {
   PartState s;
   const auto words = static_cast<std::size_t>(g.slice_words);
   s.frontier = Array<std::uint32_t>(words * std::size_t(parts), where);
@@ -92,6 +93,10 @@ PartState make_state(const PartGraph& g, int parts, Index source, Index source_d
   fill_bytes(s.frontier.data(), where, 0, s.frontier.bytes());
   fill_bytes(s.visited.data(), where, 0, s.visited.bytes());
   fill_bytes(s.level.data(), where, 0xff, s.level.bytes());  // -1
+  if (parents) {
+    s.parent = Array<Vid>(std::max<std::size_t>(std::size_t(g.own()), 1), where);
+    fill_bytes(s.parent.data(), where, 0xff, s.parent.bytes());  // -1
+  }
   // Every part knows the first frontier; its owner marks it visited at level 0. (Part p's slice
   // of the gathered frontier starts at word p * slice_words, vertex p * slice_words * 32: vertex u
   // is bit u % 32 of word u / 32 there.)
@@ -102,6 +107,10 @@ PartState make_state(const PartGraph& g, int parts, Index source, Index source_d
     copy_bytes(s.visited.data() + local / 32, where, &word, Backend::Host, sizeof(word));
     const std::int32_t zero = 0;
     copy_bytes(s.level.data() + local, where, &zero, Backend::Host, sizeof(zero));
+    if (parents) {
+      const Vid self = Vid(source);
+      copy_bytes(s.parent.data() + local, where, &self, Backend::Host, sizeof(self));
+    }
   }
   return s;
 }
@@ -112,6 +121,7 @@ void host_level(const PartGraph& g, PartState& s, int lvl, double alpha, double 
   std::uint32_t* visited = s.visited.data();
   const std::uint32_t* frontier = s.frontier.data();
   std::int32_t* level = s.level.data();
+  Vid* parent = s.parent.size() ? s.parent.data() : nullptr;
   const Offset* in_ptr = g.in_ptr.data();
   const Vid* in_idx = g.in_idx.data();
   const Index* degree = g.degree.data();
@@ -136,6 +146,7 @@ void host_level(const PartGraph& g, PartState& s, int lvl, double alpha, double 
           if (in_frontier(in_idx[e])) {
             m |= std::uint32_t(1) << b;
             level[v] = lvl;
+            if (parent) parent[v] = in_idx[e];
             ++found;
             edges += ull(degree[v]);
             break;
@@ -162,6 +173,7 @@ void host_level(const PartGraph& g, PartState& s, int lvl, double alpha, double 
           if (vis.fetch_or(bit, std::memory_order_relaxed) & bit) continue;  // another thread's
           std::atomic_ref<std::uint32_t>(next[v >> 5]).fetch_or(bit, std::memory_order_relaxed);
           level[v] = lvl;
+          if (parent) parent[v] = Vid(u);
           ++found;
           edges += ull(degree[v]);
         }

@@ -78,6 +78,7 @@ struct PartState {
   Array<std::uint32_t> next;      // 2 * slice_words: the own vertices found in a level
   Array<std::uint32_t> visited;   // slice_words
   Array<std::int32_t> level;      // own(): -1 until reached
+  Array<Vid> parent;              // own() when the search names parents (global ids), else empty
   Array<LoopState> loop;          // two
   Array<Vid> big;                 // device parts: the frontier vertices whose push waits for the grid
 };
@@ -87,15 +88,16 @@ inline std::uint32_t* next_of(PartState& s, int lvl) { return s.next.data() + (l
 // the whole grid (one warp would take as long as all others: a hub of 400,000 took 9.6 ms).
 inline constexpr Offset kBigRow = 2048;
 
-// Allocates and clears a part's state; the source's owner marks it visited at level 0. The loop
-// starts at first_progress(source_degree, nnz) in loop_of(0).
-PartState make_state(const PartGraph& g, int parts, Index source, Index source_degree, Offset nnz, Backend where);
+// Allocates and clears a part's state; the source's owner marks it visited at level 0 (its own
+// parent, with `parents`). The loop starts at first_progress(source_degree, nnz) in loop_of(0).
+PartState make_state(const PartGraph& g, int parts, Index source, Index source_degree, Offset nnz, bool parents,
+                     Backend where);
 
 // Level lvl on part g: begin_level on the level before's state and sums into loop_of(lvl), whose
-// counts start at zero, then, unless it says stop,
-// next_of(lvl) = the own unvisited vertices with an in-neighbour in `frontier` (pull: each scans
-// its in-edges and stops at the first in the frontier; push: every frontier vertex's out-edges
-// into the part), marked visited with level lvl, and the part's counts of the level in
+// counts start at zero, then, unless it says stop, next_of(lvl) = the own unvisited vertices with
+// an in-neighbour in `frontier` (pull: each scans its in-edges and stops at the first in the
+// frontier; push: every frontier vertex's out-edges into the part), marked visited with level lvl
+// and, when s.parent is kept, that in-neighbour as parent; the part's counts of the level in
 // loop_of(lvl). host_level runs it; cuda_level enqueues it on the thread's stream (one kernel, and
 // one for the push's big rows).
 void host_level(const PartGraph& g, PartState& s, int lvl, double alpha, double beta);

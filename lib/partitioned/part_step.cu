@@ -27,6 +27,7 @@ struct LevelArgs {
   std::uint32_t* next;
   std::uint32_t* visited;
   std::int32_t* level;
+  Vid* parent;                // null unless the search names parents
   LoopState* loop;            // this level's state; its counts: kCounts, then the number of big rows
   LoopState* prev;            // the level before's, and the next level's to be (part.hpp)
   std::uint32_t* next_after;  // the next level's next, cleared here
@@ -74,12 +75,14 @@ __device__ void pull(const LevelArgs& a) {
       const std::uint32_t word_vis = __shfl_sync(kFull, vis, src);
       const Index v = w * 32 + lane;
       bool hit = false;
+      Vid from = 0;
       if ((word_open >> lane) & 1u) {
         for (Offset e = a.in_ptr[v], end = a.in_ptr[v + 1]; e < end; ++e) {
           ++examined;
           const Vid u = a.in_idx[e];
           if ((__ldg(a.frontier + (u >> 5)) >> (u & 31)) & 1u) {
             hit = true;
+            from = u;
             break;
           }
         }
@@ -87,6 +90,7 @@ __device__ void pull(const LevelArgs& a) {
       const std::uint32_t m = __ballot_sync(kFull, hit);
       if (hit) {
         a.level[v] = a.lvl;
+        if (a.parent) a.parent[v] = from;
         ++found;
         edges += ull(a.degree[v]);
       }
@@ -100,13 +104,14 @@ __device__ void pull(const LevelArgs& a) {
 }
 
 // One out-edge of frontier vertex u into the part: claims v when no other did.
-__device__ __forceinline__ void push_edge(const LevelArgs& a, Offset e, ull& found, ull& edges) {
+__device__ __forceinline__ void push_edge(const LevelArgs& a, Index u, Offset e, ull& found, ull& edges) {
   const Vid v = a.out_idx[e];
   const std::uint32_t bit = 1u << (v & 31);
   if (a.visited[v >> 5] & bit) return;
   if (atomicOr(a.visited + (v >> 5), bit) & bit) return;  // another lane's or warp's
   atomicOr(a.next + (v >> 5), bit);
   a.level[v] = a.lvl;
+  if (a.parent) a.parent[v] = Vid(u);
   ++found;
   edges += ull(a.degree[v]);
 }
@@ -124,9 +129,10 @@ __device__ void push(const LevelArgs& a) {
     const Index w = base + lane;
     std::uint32_t f = w < a.all_words ? __ldg(a.frontier + w) : 0u;
     while (__any_sync(kFull, f != 0)) {
+      Index u = 0;
       Offset b = 0, end = 0;
       if (f != 0) {
-        const Index u = w * 32 + __ffs(int(f)) - 1;
+        u = w * 32 + __ffs(int(f)) - 1;
         f &= f - 1;
         b = a.out_ptr[u];
         end = a.out_ptr[u + 1];
@@ -139,10 +145,11 @@ __device__ void push(const LevelArgs& a) {
       for (std::uint32_t wide = __ballot_sync(kFull, end - b > 32); wide != 0; wide &= wide - 1) {
         const int src = __ffs(int(wide)) - 1;
         const Offset rb = __shfl_sync(kFull, b, src), re = __shfl_sync(kFull, end, src);
-        for (Offset e = rb + lane; e < re; e += 32) push_edge(a, e, found, edges);
+        const Index ru = __shfl_sync(kFull, u, src);
+        for (Offset e = rb + lane; e < re; e += 32) push_edge(a, ru, e, found, edges);
       }
       if (end - b <= 32)
-        for (Offset e = b; e < end; ++e) push_edge(a, e, found, edges);
+        for (Offset e = b; e < end; ++e) push_edge(a, u, e, found, edges);
     }
   }
   add_counts(found, edges, examined, a.loop->counts);
@@ -176,7 +183,7 @@ __global__ void big_push_kernel(LevelArgs a) {
     const Vid u = __ldcg(a.big + i);
     const Offset b = a.out_ptr[u], end = a.out_ptr[u + 1];
     if (global_thread() == 0) examined += ull(end - b);
-    for (Offset e = b + global_thread(); e < end; e += grid_threads()) push_edge(a, e, found, edges);
+    for (Offset e = b + global_thread(); e < end; e += grid_threads()) push_edge(a, u, e, found, edges);
   }
   add_counts(found, edges, examined, a.loop->counts);
 }
@@ -214,6 +221,7 @@ void cuda_level(const PartGraph& g, PartState& s, int lvl, double alpha, double 
   a.next_after = next_of(s, lvl + 1);
   a.visited = s.visited.data();
   a.level = s.level.data();
+  a.parent = s.parent.size() ? s.parent.data() : nullptr;
   a.loop = loop_of(s, lvl);
   a.prev = loop_of(s, lvl - 1);
   a.big = s.big.data();

@@ -141,6 +141,7 @@ BfsResult PartitionedGraph::bfs(Index source, const PartitionedBfsOptions& o) co
   r.source = source;
   r.backend = m.where;
   r.level.assign(std::size_t(m.n), -1);
+  std::vector<Vid> parent(o.compute_parents ? std::size_t(m.n) : 0);
   const int nparts = parts();
   std::vector<Clock::time_point> starts(static_cast<std::size_t>(nparts)), ends(static_cast<std::size_t>(nparts));
   std::uint64_t reached = 0, edges = 0;
@@ -154,7 +155,7 @@ BfsResult PartitionedGraph::bfs(Index source, const PartitionedBfsOptions& o) co
   on_every_rank(m.comms, [&](int p) {
     Communicator& comm = *m.comms[std::size_t(p)];
     const PartGraph& g = m.parts[std::size_t(p)];
-    PartState s = make_state(g, nparts, source, source_degree, m.nnz, m.where);
+    PartState s = make_state(g, nparts, source, source_degree, m.nnz, o.compute_parents, m.where);
     LevelReports reports(m.where);
     detail::synchronize(m.where);
     std::uint64_t ready = 0;
@@ -202,10 +203,15 @@ BfsResult PartitionedGraph::bfs(Index source, const PartitionedBfsOptions& o) co
       edges = traversed;
       levels = lvl - 1;  // the levels 0 .. lvl - 2, and level lvl - 1 found nothing
     }
-    if (g.own() > 0)  // the parts' ranges of the result are disjoint
+    if (g.own() > 0) {  // the parts' ranges of the result are disjoint
       detail::copy_bytes(r.level.data() + g.begin, Backend::Host, s.level.data(), m.where,
                          std::size_t(g.own()) * sizeof(std::int32_t));
+      if (o.compute_parents)
+        detail::copy_bytes(parent.data() + g.begin, Backend::Host, s.parent.data(), m.where,
+                           std::size_t(g.own()) * sizeof(Vid));
+    }
   });
+  r.parent.assign(parent.begin(), parent.end());  // Vid to the result's 64-bit ids; empty without parents
   r.seconds = std::chrono::duration<double>(*std::max_element(ends.begin(), ends.end()) -
                                             *std::min_element(starts.begin(), starts.end()))
                   .count();

@@ -341,26 +341,33 @@ def test_samples(c, tmp, matrices, expected):
 
 
 def test_partitions(c, tmp, matrices, expected, gpu):
-    """--partitions P: the partitioned search (loopback transport) gives every sample's levels on the
-    host and, with a GPU, on it; the flags it cannot take are usage errors."""
+    """--partitions P: the partitioned search (loopback transport) gives every sample's levels and a
+    valid parent for each reached vertex on the host and, with a GPU, on it; the flags it cannot
+    take are usage errors."""
+    arcs_cache = {}
     for name, exp in expected.items():
         path = os.path.join(matrices, name)
         for device in ["host", "cuda"] if gpu else ["host"]:
             for parts in [1, 3]:
                 tag = f"{name} --device {device} --partitions {parts}"
                 lv = os.path.join(tmp, "part.levels")
+                pa = os.path.join(tmp, "part.parents")
                 res = c.expect_exit(tag, [path, "--device", device, "--partitions", str(parts), "--levels", lv,
-                                          "--validate", "--json"], 0, stdout_json=True)
-                if isinstance(res, dict) and c.check(os.path.isfile(lv), f"{tag}: levels file written"):
-                    check_answer(c, tag, res, read_column(lv), exp)
+                                          "--parents", pa, "--validate", "--json"], 0, stdout_json=True)
+                if isinstance(res, dict) and c.check(os.path.isfile(lv) and os.path.isfile(pa),
+                                                     f"{tag}: levels and parents files written"):
+                    levels = read_column(lv)
+                    check_answer(c, tag, res, levels, exp)
                     c.check(res.get("validated") is True, f"{tag}: validated")
+                    if name not in arcs_cache:
+                        arcs_cache[name] = read_arcs(path)
+                    check_parents(c, tag, levels, read_column(pa), 0, arcs_cache[name])
                     c.check(res.get("partitions") == parts and res.get("transport") == "loopback"
                             and res.get("level_loop") == "partitioned", f"{tag}: JSON names the partitioned search",
                             str({k: res.get(k) for k in ("partitions", "transport", "level_loop")}))
     karate = os.path.join(matrices, "karate.mtx")
     for args, what in [(["--partitions", "2", "--kernel", "pull"], "--kernel"),
                        (["--partitions", "2", "--direction", "push"], "--direction"),
-                       (["--partitions", "2", "--parents", os.path.join(tmp, "p.out")], "--parents"),
                        (["--partitions", "0"], "0 parts"),
                        (["--transport", "nccl"], "--transport without --partitions"),
                        (["--gpus", "0,1"], "--gpus without --partitions"),
