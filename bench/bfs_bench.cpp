@@ -127,6 +127,9 @@ struct Options {
   std::string reorder = "none";     // comma-separated orderings for the gbcuda kernels
   std::vector<long long> graph500;  // SCALE [EDGEFACTOR]: the Graph500 mode
   bool no_validate = false;         // --graph500 only
+  int partitions = 0;               // --graph500 only: the partitioned search
+  std::string transport = "loopback";
+  std::vector<int> gpus;
 };
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
@@ -989,6 +992,9 @@ void build_cli(CLI::App& app, Options& o) {
       ->type_name("SCALE [EDGEFACTOR]")
       ->expected(1, 2);
   app.add_flag("--no-validate", o.no_validate, "With --graph500: skip the validation of each search (on the host)");
+  gbcuda_cli::add_partition_flags(app, o.partitions, o.transport, o.gpus,
+                                  "With --graph500: search the graph split into P parts (bfs_spmv --partitions;\n"
+                                  "the parts are built in kernel 1)");
   app.add_option("--repeat", o.repeat, "Timed BFS per case (default 10)")
       ->type_name("N")
       ->check(CLI::Range(1, 1000000).description(""));
@@ -1189,6 +1195,13 @@ int run_graph500_mode(const Options& o, const std::string& command_line) {
   g.seed = o.seed;
   g.backend = gbcuda::resolve_device(gbcuda::parse_device(o.device));
   g.validate = !o.no_validate;
+  g.partitions = o.partitions;
+  g.transport = gbcuda::parse_transport(o.transport);  // checked by the option
+  if (o.partitions == 0 && (o.transport != "loopback" || !o.gpus.empty()))
+    throw UsageError{"--transport and --gpus go with --partitions"};
+  if (g.transport == gbcuda::Transport::Nccl && g.backend != gbcuda::Backend::Cuda)
+    throw UsageError{"--transport nccl runs on GPUs: not with --device host"};
+  g.gpus = o.gpus;
   if (!o.json_file.empty()) {
     const std::filesystem::path dir = std::filesystem::absolute(o.json_file).parent_path();
     std::error_code ec;
@@ -1211,6 +1224,8 @@ int run_graph500_mode(const Options& o, const std::string& command_line) {
 int run(const Options& o, const std::string& command_line) {
   if (!o.graph500.empty()) return run_graph500_mode(o, command_line);
   if (o.no_validate) throw UsageError{"--no-validate goes with --graph500 (every other case is always checked)"};
+  if (o.partitions > 0 || o.transport != "loopback" || !o.gpus.empty())
+    throw UsageError{"--partitions, --transport and --gpus go with --graph500 (bfs_spmv --partitions searches a file)"};
   if (o.kernels == "list") {
     print_kernel_catalogue(gbcuda::resolve_device(gbcuda::parse_device(o.device)));
     return kExitOk;

@@ -412,7 +412,7 @@ def main():
             for opt in ["--reorder", "--kernels", "--sources", "--seed", "--repeat", "--warmup", "--device", "--json", "--preset",
                         "--no-graphblas", "--no-host", "--host-max-entries", "--timeout-per-case", "real-small",
                         "scripts/real-graphs.sh", "GBCUDA_GRAPH_DIR", "--format", "--index-base", "--header",
-                        "--symmetrize", "--graph500", "--no-validate"]:
+                        "--symmetrize", "--graph500", "--no-validate", "--partitions", "--transport", "--gpus"]:
                 c.check(opt in out, f"--help mentions {opt}")
 
         # --graph500: kernel 1 timed, the keys searched and validated, the reference output format.
@@ -434,6 +434,23 @@ def main():
                         "--graph500 JSON: each search's nedge within the drawn edges, valid")
                 c.check(j.get("edges_drawn") == 8 * 1024 and j["teps"]["min"] <= j["teps"]["harmonic_mean"] <= j["teps"]["max"],
                         "--graph500 JSON: edges drawn, TEPS statistics", str(j.get("teps")))
+        # --graph500 with --partitions: the parts built in kernel 1, every search's tree validated.
+        g5p = os.path.join(tmp, "g500p.json")
+        rc, out, err, _ = c.run_timed(["--graph500", "10", "8", "--device", "host", "--partitions", "3", "--json", g5p])
+        if c.check(rc == 0, "--graph500 10 8 --partitions 3: exit 0", err[-800:]):
+            fields = dict(ln.split(": ", 1) for ln in out.splitlines() if ": " in ln)
+            c.check(fields.get("bfs  validation") == "passed" and fields.get("num_parts") == "3",
+                    "--graph500 --partitions 3: 3 parts, every search validated", out[-600:])
+            j = load_json(c, g5p, "--graph500 --partitions")
+            if j:
+                c.check(j.get("partitions") == 3 and j.get("transport") == "loopback" and j.get("invalid") == 0
+                        and len(j.get("searches", [])) == 64, "--graph500 --partitions JSON: 3 loopback parts, 64 valid",
+                        str({k: j.get(k) for k in ("partitions", "transport", "invalid")}))
+        for args, what in [(["--partitions", "2", karate], "--partitions without --graph500"),
+                           (["--graph500", "10", "--transport", "nccl"], "--transport without --partitions"),
+                           (["--graph500", "10", "--partitions", "2", "--transport", "mpi"], "an unknown transport")]:
+            rc, out, err, _ = c.run_timed([*args, "--device", "host"])
+            c.check(rc == 2, f"--graph500: {what} is a usage error", f"exit {rc}; {err[-300:]}")
         for args, what in [(["--graph500", "10", karate], "a GRAPH"), (["--graph500", "0"], "SCALE 0"),
                            (["--graph500", "10", "--kernels", "pull"], "--kernels"), (["--no-validate", karate], "--no-validate alone")]:
             rc, out, err, _ = c.run_timed([*args, "--device", "host"])
