@@ -90,7 +90,8 @@ struct PartitionedBfsOptions {
 };
 
 // A graph split into parts, each in its part's memory (on its GPU), searched many times. The parts
-// are cut from the whole graph's CSR and its transpose on the host, one thread a part. One search
+// are cut from the whole graph's CSR and its transpose (none when the structure is known to be
+// symmetric) on the host, one thread a part. One search
 // at a time (the parts' communicators are shared by every search).
 class PartitionedGraph {
  public:

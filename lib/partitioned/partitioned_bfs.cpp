@@ -105,7 +105,9 @@ PartitionedGraph::PartitionedGraph(const Matrix<T>& A, const PartitionedBfsOptio
   m.nnz = A.nvals();
   m.source_degree = A.out_degrees();
   const Csr<T>& rows = A.csr(Backend::Host);
-  const Csr<T>& in_rows = A.transpose().csr(Backend::Host);
+  // A structure known to be symmetric (generated undirected graphs) is its own transpose: none is
+  // computed, and the host holds one CSR instead of two.
+  const Csr<T>& in_rows = A.known_symmetric_structure().value_or(false) ? rows : A.transpose().csr(Backend::Host);
   m.parts.resize(std::size_t(o.parts));
   on_every_rank(m.comms, [&](int p) {
     Communicator& comm = *m.comms[std::size_t(p)];
