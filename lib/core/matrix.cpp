@@ -612,7 +612,7 @@ Matrix<T> Matrix<T>::symmetrized() const try {
   }
   Csr<T> c = detail::host_csr(n, n, std::move(row_ptr), std::move(col_idx), std::move(vals));
   c.iso_value = a.iso_value;
-  Matrix<T> m = from_valid_csr(std::move(c));
+  Matrix<T> m = from_valid_csr(std::move(c), true);  // the structure of A + A' is symmetric
   std::lock_guard lock(s_->mu);
   s_->symmetrized = m;
   return m;
