@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -689,6 +690,15 @@ TEST_F(BinaryFile, RoundTripPattern) {
   const Matrix<bool> r = gbcuda::read_binary_graph<bool>(f);
   EXPECT_TRUE(r.is_iso());
   EXPECT_EQ(arrays(r), arrays(m));
+  // A generated undirected graph knows it is symmetric, and so does what is read back; a directed
+  // one is not known to be, and the flag stays clear.
+  EXPECT_EQ(r.known_symmetric_structure(), std::optional<bool>(true));
+  const Matrix<bool> directed = host("randout:300:4");
+  ASSERT_FALSE(directed.known_symmetric_structure().has_value());
+  gbcuda::write_binary_graph(path("randout.gbc"), directed);
+  EXPECT_FALSE(gbcuda::read_binary_graph<bool>(path("randout.gbc")).known_symmetric_structure().has_value());
+  std::string bytes = bytes_of(path("randout.gbc"));
+  EXPECT_EQ(bytes[12] & 4, 0);
   // Through the generic entry points, by name and by content.
   EXPECT_EQ(gbcuda::detect_format(f), FileFormat::Binary);
   EXPECT_EQ(arrays(gbcuda::read_matrix<bool>(f)), arrays(m));
@@ -812,6 +822,15 @@ TEST_F(BinaryFile, BadMagicAndCorruption) {
   put(f, s);
   expect_read_error<bool>(f, Status::ParseError, {f, "corrupt data"});
   expect_read_error<bool>(path("missing.gbc"), Status::IoError, {"missing.gbc"});
+  // A symmetric structure that is not square, with a checksum that matches: corrupt.
+  gbcuda::write_binary_graph(f, Matrix<bool>::from_coo(4, 5, std::vector<Index>{0, 3}, std::vector<Index>{4, 1}));
+  s = bytes_of(f);
+  s[12] = char(s[12] | 4);
+  std::uint64_t h = 0xcbf29ce484222325ULL;  // the header's FNV-1a over its first 56 bytes
+  for (int i = 0; i < 56; ++i) h = (h ^ static_cast<unsigned char>(s[std::size_t(i)])) * 0x100000001b3ULL;
+  std::memcpy(s.data() + 56, &h, sizeof h);
+  put(f, s);
+  expect_read_error<bool>(f, Status::ParseError, {f, "symmetric structure of 4 x 5"});
 }
 
 TEST_F(BinaryFile, AtomicWriteLeavesNothingOnFailure) {

@@ -126,20 +126,19 @@ void write_matrix_market(const std::string& path, const Matrix<T>& A);
 
 // Binary graph file (*.gbc): the CSR arrays as they lie in memory, so a large graph loads at disk
 // speed. Layout (little-endian): a 64-byte header -- magic "GBCUDA\0\1", uint32 version (1; 2: relabelled, below),
-// uint32 flags (bit 0: iso, no values section; bits 8-15: value type 1 bool, 2 int32, 3 int64,
-// 4 float, 5 double), int64 nrows, ncols, nvals, the iso value's bytes (8), 8 reserved zero
-// bytes, a 64-bit FNV-1a checksum of the 56 bytes before it -- then row_ptr (nrows+1 int64),
-// col_idx (nvals int32) and, unless iso, the values (nvals of the value type).
-// The writer makes the file whole or not at all (write_file_atomically). The reader checks the
-// header, the file size and the CSR structure (offsets, column range, sorted rows) and throws
-// Error(ParseError) naming the file and what is wrong; Error(IoError) when it cannot read.
-// Values of another type are converted to T (for bool: dropped, structure only).
-// A relabelled graph (reorder.hpp) is saved as version 2: flags bit 1 set, bits 16-23 the
-// Ordering (1 degree, 2 rcm), the matrix in relabelled ids, then the original id of each vertex
-// (nrows int64, in relabelled order). read_binary_graph and the generic readers give such a file
-// back in the original ids (relabelled once more on loading); read_relabelled_graph keeps the
-// relabelled matrix and its relabelling (an identity one for a version 1 file), so that an
-// ordering is paid for once.
+// uint32 flags (bit 0: iso, no values section; bit 2: the structure is symmetric, set when the
+// writer's matrix knew it (known_symmetric_structure) and trusted by the reader, which then needs
+// no transpose for it; bits 8-15: value type 1 bool, 2 int32, 3 int64, 4 float, 5 double), int64 nrows, ncols, nvals,
+// the iso value's bytes (8), 8 reserved zero bytes, a 64-bit FNV-1a checksum of the 56 bytes before it -- then row_ptr
+// (nrows+1 int64), col_idx (nvals int32) and, unless iso, the values (nvals of the value type). The writer makes the
+// file whole or not at all (write_file_atomically). The reader checks the header, the file size and the CSR structure
+// (offsets, column range, sorted rows) and throws Error(ParseError) naming the file and what is wrong; Error(IoError)
+// when it cannot read. Values of another type are converted to T (for bool: dropped, structure only). A relabelled
+// graph (reorder.hpp) is saved as version 2: flags bit 1 set, bits 16-23 the Ordering (1 degree, 2 rcm), the matrix in
+// relabelled ids, then the original id of each vertex (nrows int64, in relabelled order). read_binary_graph and the
+// generic readers give such a file back in the original ids (relabelled once more on loading); read_relabelled_graph
+// keeps the relabelled matrix and its relabelling (an identity one for a version 1 file), so that an ordering is paid
+// for once.
 template <class T>
 void write_binary_graph(const std::string& path, const Matrix<T>& A);
 template <class T>

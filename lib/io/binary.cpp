@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <ostream>
 #include <span>
 #include <sstream>
@@ -27,11 +28,12 @@ constexpr std::uint32_t kVersion = 1;            // a graph
 constexpr std::uint32_t kVersionRelabelled = 2;  // a relabelled graph: version 1 plus the original ids
 constexpr std::uint32_t kIsoFlag = 1;
 constexpr std::uint32_t kRelabelledFlag = 2;
+constexpr std::uint32_t kSymmetricFlag = 4;  // the writer knew the structure to be symmetric
 
 struct Header {
   char magic[8];
   std::uint32_t version;
-  std::uint32_t flags;  // bit 0 iso; bit 1 relabelled; bits 8-15 value type code; 16-23 ordering
+  std::uint32_t flags;  // bit 0 iso; bit 1 relabelled; bit 2 symmetric; bits 8-15 value type code; 16-23 ordering
   std::int64_t nrows;
   std::int64_t ncols;
   std::int64_t nvals;
@@ -229,6 +231,7 @@ void write_gbc(const std::string& path, const Matrix<T>& A, const Relabelling* r
   h.version = r ? kVersionRelabelled : kVersion;
   h.flags = (c.is_iso() ? kIsoFlag : 0u) | (type_code<T>() << 8);
   if (r) h.flags |= kRelabelledFlag | (static_cast<std::uint32_t>(r->ordering()) << 16);
+  if (A.known_symmetric_structure().value_or(false)) h.flags |= kSymmetricFlag;
   h.nrows = c.nrows;
   h.ncols = c.ncols;
   h.nvals = c.nvals();
@@ -304,6 +307,7 @@ Matrix<T> read_binary(ByteSource& in, std::string* header, Relabelling* relabell
   const std::uint32_t code = (h.flags >> 8) & 0xff;
   const bool iso = (h.flags & kIsoFlag) != 0;
   const bool relabelled = (h.flags & kRelabelledFlag) != 0;
+  const bool symmetric = (h.flags & kSymmetricFlag) != 0;
   const std::uint32_t ordering_code = (h.flags >> 16) & 0xff;
   if (relabelled != (h.version == kVersionRelabelled))
     corrupt(path, "corrupt header: version " + std::to_string(h.version) + " with the relabelled flag " +
@@ -318,6 +322,9 @@ Matrix<T> read_binary(ByteSource& in, std::string* header, Relabelling* relabell
   if (type_size(code) == 0) corrupt(path, "corrupt header: unknown value type code " + std::to_string(code));
   if (relabelled && h.nrows != h.ncols)
     corrupt(path, "corrupt header: a relabelled graph of " + std::to_string(h.nrows) + " x " + std::to_string(h.ncols));
+  if (symmetric && h.nrows != h.ncols)
+    corrupt(path,
+            "corrupt header: a symmetric structure of " + std::to_string(h.nrows) + " x " + std::to_string(h.ncols));
   constexpr Index kMaxDim = std::numeric_limits<Vid>::max();
   if (h.nrows < 0 || h.ncols < 0 || h.nrows > kMaxDim || h.ncols > kMaxDim || h.nvals < 0 ||
       h.nvals > (std::numeric_limits<std::int64_t>::max() / 16))
@@ -353,7 +360,9 @@ Matrix<T> read_binary(ByteSource& in, std::string* header, Relabelling* relabell
       c.values = read_values_as<T, U>(in, static_cast<std::size_t>(nvals));
     }
   });
-  Matrix<T> A = Matrix<T>::from_valid_csr(std::move(c));
+  // The symmetry the writer knew is taken as the rest of the header is (checksummed), not checked
+  // again: checking it costs the transpose it spares.
+  Matrix<T> A = Matrix<T>::from_valid_csr(std::move(c), symmetric ? std::optional<bool>(true) : std::nullopt);
   if (!relabelled) {
     if (relabelling) *relabelling = Relabelling::identity(A.nrows());
     return A;
