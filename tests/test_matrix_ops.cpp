@@ -1064,6 +1064,17 @@ TEST_P(MatrixOps, ScalarsMatchGraphBLAS) {
       OPS_GRB(
           GrB_Matrix_reduce_Monoid_Scalar(gs.s, accum ? GrB_MAX_FP64 : GrB_NULL, GrB_MAX_MONOID_FP64, gX.m, GrB_NULL));
       EXPECT_EQ(s, gs.value()) << "reduce, " << X.nvals() << " entries, accum " << accum;
+      // By a binary operator (GrB_Matrix_reduce_BinaryOp_Scalar): PLUS, as PlusMonoid.
+      Scalar<double> p(1.5);
+      GScalar gp(p);
+      if (accum) gbcuda::reduce(p, gbcuda::Times<double>{}, gbcuda::Plus<double>{}, X, b());
+      else gbcuda::reduce(p, gbcuda::no_accum, gbcuda::Plus<double>{}, X, b());
+      OPS_GRB(
+          GrB_Matrix_reduce_BinaryOp_Scalar(gp.s, accum ? GrB_TIMES_FP64 : GrB_NULL, GrB_PLUS_FP64, gX.m, GrB_NULL));
+      ASSERT_EQ(p.empty(), gp.value().empty());
+      if (!p.empty()) {
+        EXPECT_NEAR(*p.value(), *gp.value().value(), 1e-9) << "reduce by PLUS, " << X.nvals() << " entries";
+      }
     }
   }
   const std::vector<Index> I{3, 0, 17, 39}, J{29, 4, 5};

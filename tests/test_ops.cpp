@@ -1019,6 +1019,14 @@ TEST_P(OpsTest, ScalarsMatchGraphBLAS) {
         if (!s.empty()) {
           EXPECT_NEAR(*s.value(), *want.value(), 1e-9);
         }
+        // The same by a binary operator (GrB_Vector_reduce_BinaryOp_Scalar): MIN, as MinMonoid.
+        Scalar<double> m = start_empty ? Scalar<double>() : Scalar<double>(4.5);
+        GScalar gm(m);
+        if (accum) gbcuda::reduce(m, gbcuda::Plus<double>{}, gbcuda::Min<double>{}, gb_vector(u0, b()));
+        else gbcuda::reduce(m, gbcuda::no_accum, gbcuda::Min<double>{}, gb_vector(u0, b()));
+        OPS_GRB(
+            GrB_Vector_reduce_BinaryOp_Scalar(gm.s, accum ? GrB_PLUS_FP64 : GrB_NULL, GrB_MIN_FP64, gu.v, GrB_NULL));
+        EXPECT_EQ(m, gm.value()) << "reduce by MIN: density " << density << " accum " << accum;
       }
   const Tuples<double> w0 = random_tuples<double>(rng, n, 0.5);
   const Tuples<double> mask = random_mask(rng, n, 0.4);

@@ -9,6 +9,8 @@
 //                                                     row-by-row products (or cuSPARSE) without one
 //   reduce(monoid, A)                                 the monoid's sum of A's values
 //                                                     (GrB_Matrix_reduce to a scalar)
+//   reduce(s, accum, monoid or binary_op, A)          s = accum(s, that sum) into a Scalar
+//                                                     (GrB_Matrix_reduce_{Monoid,BinaryOp}_Scalar)
 //   reduce(w, mask, accum, monoid, A, desc)           w<mask> = accum(w, row sums of A) (T0: columns)
 //   reduce(w, mask, accum, binary_op, A, desc)        the same with PLUS, TIMES, MIN, MAX, LOR or LAND
 //                                                     (GrB_Matrix_reduce_BinaryOp)
@@ -976,27 +978,6 @@ void reduce(Vector<TW>& w, const MaskArg& mask, const Accum& accum, const Monoid
   detail::throw_out_of_memory_in("reduce");
 }
 
-namespace detail {
-// The monoid of a built-in binary operator that has one (GrB_Matrix_reduce_BinaryOp's operators).
-template <class Op>
-struct monoid_of_op {
-  static constexpr bool exists = false;
-};
-#define GBCUDA_MONOID_OF_OP(OP, MONOID)  \
-  template <class T>                     \
-  struct monoid_of_op<OP<T>> {           \
-    static constexpr bool exists = true; \
-    using type = MONOID<T>;              \
-  };
-GBCUDA_MONOID_OF_OP(Plus, PlusMonoid)
-GBCUDA_MONOID_OF_OP(Times, TimesMonoid)
-GBCUDA_MONOID_OF_OP(Min, MinMonoid)
-GBCUDA_MONOID_OF_OP(Max, MaxMonoid)
-GBCUDA_MONOID_OF_OP(Lor, LorMonoid)
-GBCUDA_MONOID_OF_OP(Land, LandMonoid)
-#undef GBCUDA_MONOID_OF_OP
-}  // namespace detail
-
 // w<mask> = accum(w, each row of A reduced by a built-in binary operator) (GrB_Matrix_reduce_
 // BinaryOp; desc.transpose_a: each column): PLUS, TIMES, MIN, MAX, LOR and LAND, as their monoids
 // (another operator is a compile-time error: it has no identity to start a row from).
@@ -1067,6 +1048,14 @@ void reduce(Scalar<typename Monoid::value_type>& s, const Accum& accum, const Mo
             Backend where = Backend::Host) {
   using Z = typename Monoid::value_type;
   detail::accumulate_scalar(s, accum, A.nvals() > 0 ? std::optional<Z>(reduce(mon, A, where)) : std::nullopt);
+}
+
+// The same with a built-in binary operator (GrB_Matrix_reduce_BinaryOp_Scalar): PLUS, TIMES, MIN,
+// MAX, LOR and LAND, as their monoids.
+template <class Accum, class Op, class T>
+requires(detail::monoid_of_op<Op>::exists) void reduce(Scalar<typename Op::result_type>& s, const Accum& accum,
+                                                       const Op&, const Matrix<T>& A, Backend where = Backend::Host) {
+  reduce(s, accum, typename detail::monoid_of_op<Op>::type{}, A, where);
 }
 
 }  // namespace gbcuda

@@ -12,6 +12,7 @@
 //   ewise_mult(w, mask, accum, op, u, v, desc)     intersection of the patterns
 //   reduce(monoid, u)                              the sum of u's entries under the monoid
 //   reduce(s, accum, monoid, u)                    s = accum(s, sum) into a Scalar (empty if none)
+//   reduce(s, accum, op, u)                        the same with PLUS, TIMES, MIN, MAX, LOR or LAND
 // A Scalar (scalar.hpp) may also be assigned (empty: deletes), be a select's thunk, or be set.
 // `mask` is `no_mask` or a Vector of any type; `accum` is `no_accum` or a binary operator.
 // Everything runs in w's backend; inputs living elsewhere are copied there first. Operators the
@@ -385,6 +386,14 @@ template <class Accum, class Monoid, class T>
 void reduce(Scalar<typename Monoid::value_type>& s, const Accum& accum, const Monoid& mon, const Vector<T>& u) {
   using Z = typename Monoid::value_type;
   detail::accumulate_scalar(s, accum, u.nvals() > 0 ? std::optional<Z>(reduce(mon, u)) : std::nullopt);
+}
+
+// The same with a built-in binary operator (GrB_Vector_reduce_BinaryOp_Scalar): PLUS, TIMES, MIN,
+// MAX, LOR and LAND, as their monoids (another operator is a compile-time error: no identity).
+template <class Accum, class Op, class T>
+requires(detail::monoid_of_op<Op>::exists) void reduce(Scalar<typename Op::result_type>& s, const Accum& accum,
+                                                       const Op&, const Vector<T>& u) {
+  reduce(s, accum, typename detail::monoid_of_op<Op>::type{}, u);
 }
 
 // w<mask>(indices) = accum(w(indices), s) (GrB_Vector_assign_Scalar with an index list); an empty

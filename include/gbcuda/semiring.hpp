@@ -195,6 +195,27 @@ using LandMonoid = BuiltinMonoid<T, MonoidKind::Land>;
 template <class T>
 using AnyMonoid = BuiltinMonoid<T, MonoidKind::Any>;
 
+namespace detail {
+// The monoid of a built-in binary operator that has one (the reduce_BinaryOp forms' operators).
+template <class Op>
+struct monoid_of_op {
+  static constexpr bool exists = false;
+};
+#define GBCUDA_MONOID_OF_OP(OP, MONOID)  \
+  template <class T>                     \
+  struct monoid_of_op<OP<T>> {           \
+    static constexpr bool exists = true; \
+    using type = MONOID<T>;              \
+  };
+GBCUDA_MONOID_OF_OP(Plus, PlusMonoid)
+GBCUDA_MONOID_OF_OP(Times, TimesMonoid)
+GBCUDA_MONOID_OF_OP(Min, MinMonoid)
+GBCUDA_MONOID_OF_OP(Max, MaxMonoid)
+GBCUDA_MONOID_OF_OP(Lor, LorMonoid)
+GBCUDA_MONOID_OF_OP(Land, LandMonoid)
+#undef GBCUDA_MONOID_OF_OP
+}  // namespace detail
+
 // A user-defined monoid: `op` is any callable T(T, T), associative and commutative.
 template <class T, class Op>
 struct UserMonoid {
