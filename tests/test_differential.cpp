@@ -62,6 +62,7 @@ const Family kFamilies[] = {
     {"mxm", diff::run_mxm, 6},
     {"matrix-unary", diff::run_matrix_unary, 6},
     {"matrix-scalar", diff::run_matrix_scalar, 4},
+    {"matrix-ewise", diff::run_matrix_ewise, 3},
 };
 
 const Family& draw_family(Case& c) {

@@ -1,6 +1,8 @@
 // Differential cases on matrices: mxm with a structural mask (A*B or A*B'), select and apply into
-// a matrix, reduce of a matrix to a scalar, and extract_tuples of matrices made every way.
+// a matrix, element-wise add and multiply of matrices (masks, accumulators, transposes), reduce of
+// a matrix to a scalar, and extract_tuples of matrices made every way.
 #include <algorithm>
+#include <optional>
 #include <sstream>
 
 #include "differential/differential.hpp"
@@ -149,8 +151,74 @@ void matrix_scalar_case(Case& c) {
   compare_scalar(c, got, want);
 }
 
+// ewise_add or ewise_mult of two matrices into C: a binary operator, an accumulator or none, a
+// matrix mask of C's type or bool (value or structural, complemented or not, replace or not), and
+// either input transposed (square shapes then).
+template <class T>
+void matrix_ewise_case(Case& c) {
+  const bool add = c.chance(0.5);
+  const Bin op = usable<T>(Bin(c.pick(10)));
+  const bool ta = c.chance(0.3), tb = c.chance(0.3);
+  // Five matrices a case (C, A, B, a mask, GraphBLAS's copies): sides stay moderate, as mxm's.
+  const Index nrows = mxm_side(c), ncols = ta || tb ? nrows : mxm_side(c);
+  const int mask_kind = c.pick(3);  // 0: none, 1: of T, 2: bool
+  const bool replace = c.chance(0.3), complement = c.chance(0.3), structural = c.chance(0.5);
+  const Accum acc = draw_accum<T>(c, Accums::Few);
+  std::ostringstream o;
+  o << (add ? "ewise_add-matrix<" : "ewise_mult-matrix<") << type_name<T>() << "> " << bin_name(op) << (ta ? " A'" : "")
+    << (tb ? " B'" : "")
+    << (mask_kind == 0   ? ""
+        : mask_kind == 1 ? " M"
+                         : " M-bool")
+    << (replace ? " replace" : "") << (complement ? " complement" : "") << (structural ? " structural" : "")
+    << (acc.has ? " accum " + std::string(bin_name(acc.op)) : "");
+  c.note(o.str());
+  MatrixInput<T> C = make_matrix<T>(c, "C", nrows, ncols);
+  MatrixInput<T> A = make_matrix<T>(c, "A", nrows, ncols);  // square when transposed
+  MatrixInput<T> B = make_matrix<T>(c, "B", nrows, ncols);
+  std::optional<MatrixInput<T>> M;
+  std::optional<MatrixInput<bool>> Mb;
+  if (mask_kind == 1) M = make_matrix<T>(c, "M", nrows, ncols);
+  if (mask_kind == 2) Mb = make_matrix<bool>(c, "M", nrows, ncols);
+  Descriptor d;
+  d.replace = replace;
+  d.mask_complement = complement && mask_kind != 0;
+  d.mask_structural = structural;
+  d.transpose_a = ta;
+  d.transpose_b = tb;
+
+  // GraphBLAS's copies in sparse form (see ref_vector: its bitmap and full forms crash with masks
+  // and accumulators).
+  GMat gC = grb_of(C.coo), gA = grb_of(A.coo), gB = grb_of(B.coo), gM;
+  if (M) gM = grb_of(M->coo);
+  if (Mb) gM = grb_of(Mb->coo);
+  for (GrB_Matrix g : {gC.m, gA.m, gB.m, gM.m})
+    if (g) OPS_GRB(GxB_Matrix_Option_set(g, GxB_SPARSITY_CONTROL, GxB_SPARSE));
+  const GrB_Descriptor gd = grb_desc(replace, structural, complement && mask_kind != 0, ta, tb);
+  grb_ok(c,
+         add ? GrB_Matrix_eWiseAdd_BinaryOp(gC.m, gM.m, grb_accum<T>(acc), grb_bin<T>(op), gA.m, gB.m, gd)
+             : GrB_Matrix_eWiseMult_BinaryOp(gC.m, gM.m, grb_accum<T>(acc), grb_bin<T>(op), gA.m, gB.m, gd),
+         "ewise");
+
+  with_bin<T>(op, [&](const auto& f) {
+    with_few_accum<T>(acc, [&](const auto& a) {
+      auto run = [&](const auto& mask) {
+        if (add) gbcuda::ewise_add(C.a, mask, a, f, A.a, B.a, d, c.b);
+        else gbcuda::ewise_mult(C.a, mask, a, f, A.a, B.a, d, c.b);
+      };
+      if (M) run(M->a);
+      else if (Mb) run(Mb->a);
+      else run(gbcuda::no_mask);
+    });
+  });
+  compare_matrix(c, C.a, gC.m);
+}
+
 }  // namespace
 
+void run_matrix_ewise(Case& c) {
+  with_type(c, [&](auto t) { matrix_ewise_case<decltype(t)>(c); });
+}
 void run_mxm(Case& c) {
   with_type(c, [&](auto t) { mxm_case<decltype(t)>(c); });
 }
