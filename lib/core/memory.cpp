@@ -12,14 +12,12 @@
 #include <utility>
 #include <vector>
 
+#include "core/cuda_host.hpp"
 #include "gbcuda/config.hpp"
 #include "gbcuda/context.hpp"
 #include "gbcuda/detail/array.hpp"
 #include "gbcuda/detail/stream_use.hpp"
 #include "gbcuda/vector.hpp"
-#if GBCUDA_HAVE_CUDA
-#include <cuda_runtime.h>
-#endif
 
 namespace gbcuda {
 namespace detail {
@@ -32,11 +30,8 @@ std::atomic<std::uint64_t> g_host_fallbacks{0};
 std::string mib(std::size_t bytes) { return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MiB"; }
 
 #if GBCUDA_HAVE_CUDA
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw Error(Status::CudaError, std::string(what) + ": " + cudaGetErrorString(e));
-}
-
-cudaStream_t stream() { return static_cast<cudaStream_t>(library_stream()); }
+using cuda_host::check;
+using cuda_host::stream;
 #endif
 
 #if !GBCUDA_HAVE_CUDA

@@ -9,10 +9,7 @@
 #include <string>
 #include <vector>
 
-#if GBCUDA_HAVE_CUDA
-#include <cuda_runtime.h>
-#endif
-
+#include "core/cuda_host.hpp"
 #include "gbcuda/partitioned.hpp"
 
 namespace gbcuda::detail::partitioned {
@@ -230,11 +227,8 @@ LevelReports::~LevelReports() {
 
 #if GBCUDA_HAVE_CUDA
 namespace {
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw Error(Status::CudaError, std::string(what) + ": " + cudaGetErrorString(e));
-}
-
-cudaStream_t stream() { return static_cast<cudaStream_t>(library_stream()); }
+using cuda_host::check;
+using cuda_host::stream;
 
 void record_event(std::vector<cudaEvent_t>& events, std::size_t i) {
   while (events.size() <= i) {
