@@ -521,6 +521,9 @@ struct Graph {
   gbcuda::Matrix<bool> A;
   gbcuda::Relabelling relabelling;  // A's ids -> the file's (identity unless ordered)
   Reordering reordering;
+  std::size_t bytes = 0;                    // A's arrays (row offsets, columns) where it lives
+  double build_seconds = 0;                 // loading or generating, transposing, symmetrizing
+  std::size_t build_peak_device_bytes = 0;  // the most the GPU held meanwhile (0 on the host)
 };
 
 Graph load(const Options& o, const std::string& file, bool file_given, gbcuda::Backend backend, const Outputs& outs) {
@@ -545,6 +548,8 @@ Graph load(const Options& o, const std::string& file, bool file_given, gbcuda::B
     ropt.on_warning = [](const std::string& w) { fmt::print(stderr, "bfs_spmv: warning: {}\n", w); };
     if (o.verbose) fmt::print(stderr, "bfs_spmv: reading {}\n", file);
   }
+  const auto t_build = std::chrono::steady_clock::now();
+  if (backend == gbcuda::Backend::Cuda) gbcuda::reset_device_memory_peak();
   gbcuda_cli::LoadedGraph loaded = gbcuda_cli::load_graph(file, backend, ropt);
   gbcuda::Matrix<bool>& A = g.A;
   A = std::move(loaded.matrix);
@@ -556,6 +561,16 @@ Graph load(const Options& o, const std::string& file, bool file_given, gbcuda::B
     A = At;
   }
   if (o.symmetrize) A = A.symmetrized();
+  g.bytes = A.csr(backend).bytes();  // on the GPU this places the graph there, if it is not yet
+  gbcuda::wait_for_device();         // the GPU's generator returns before it is done
+  g.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_build).count();
+  if (backend == gbcuda::Backend::Cuda) g.build_peak_device_bytes = gbcuda::device_memory_info().peak_used_bytes;
+  if (o.verbose)
+    fmt::print(stderr, "bfs_spmv: graph built in {:.3f} s: {:.1f} MiB, {:.2f} bytes per stored entry{}\n",
+               g.build_seconds, double(g.bytes) / (1 << 20), A.nvals() > 0 ? double(g.bytes) / double(A.nvals()) : 0.0,
+               backend == gbcuda::Backend::Cuda
+                   ? fmt::format(", GPU peak {:.1f} MiB", double(g.build_peak_device_bytes) / (1 << 20))
+                   : std::string());
 
   const gbcuda::Index n = A.nrows();
   if (A.nrows() != A.ncols())
@@ -709,6 +724,15 @@ void report(std::FILE* report, const Options& o, bool file_given, const Graph& g
     j["edges_counted_as"] = kEdgesCountedAs;
     j["validated"] = o.validate ? nlohmann::json(s.validated) : nlohmann::json(nullptr);
     j["level_sizes"] = level_sizes(result);
+    // Memory: the graph's arrays per stored entry, and the GPU's high-water marks (null on the host).
+    const bool on_gpu = result.backend == gbcuda::Backend::Cuda;
+    j["graph_bytes"] = g.bytes;
+    j["graph_bytes_per_entry"] =
+        g.A.nvals() > 0 ? nlohmann::json(double(g.bytes) / double(g.A.nvals())) : nlohmann::json(nullptr);
+    j["build_seconds"] = g.build_seconds;
+    j["build_peak_device_bytes"] = on_gpu ? nlohmann::json(g.build_peak_device_bytes) : nlohmann::json(nullptr);
+    j["peak_device_bytes"] =
+        on_gpu ? nlohmann::json(gbcuda::device_memory_info().peak_used_bytes) : nlohmann::json(nullptr);
     fmt::print(report, "{}\n", j.dump(2));
     return;
   }

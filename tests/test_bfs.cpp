@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <tuple>
 
@@ -234,6 +235,19 @@ TEST(ValidateBfs, CatchesCorruptedResults) {
   bad.parent[v3] = v3;
   EXPECT_EQ(gbcuda::validate_bfs(A, 0, bad),
             "parent " + std::to_string(v3) + " of vertex " + std::to_string(v3) + " is at level 3, expected 2");
+}
+
+// A structure known to be symmetric is its own transpose: the check that each reached vertex has
+// an in-neighbour one level up reads the rows themselves.
+TEST(ValidateBfs, InNeighbourCheckOnAKnownSymmetricGraph) {
+  const auto A = gbtest::path_graph(6, false).symmetrized();
+  ASSERT_EQ(A.known_symmetric_structure(), std::optional<bool>(true));
+  gbcuda::BfsOptions o;
+  o.device = gbcuda::Device::Host;
+  auto r = gbcuda::bfs(A, 0, o);
+  ASSERT_EQ(gbcuda::validate_bfs(A, 0, r), "");
+  r.level[5] = 4;  // 4 - 5 now spans no level, but 5 has no neighbour at level 3
+  EXPECT_EQ(gbcuda::validate_bfs(A, 0, r), "vertex 5 at level 4 has no in-neighbour one level up");
 }
 
 TEST(BfsResultFacts, EdgesTraversedCountsRowsOfReachedVertices) {

@@ -19,13 +19,19 @@ Backend resolve_device(Device d);
 // "host (OpenMP, 16 threads)".
 std::string backend_description(Backend b);
 
-// Free and total device memory in bytes (0, 0 when there is no GPU). Free counts the memory the
+// Free and total device memory in bytes (all 0 when there is no GPU). Free counts the memory the
 // library's pool holds unused (freed arrays it keeps for reuse), which its allocations take first.
+// peak_used_bytes: the most the library's arrays on this device held at once since the process
+// started or since reset_device_memory_peak() (the pool's high-water mark; cached blocks held
+// unused do not count).
 struct DeviceMemoryInfo {
   std::size_t free_bytes = 0;
   std::size_t total_bytes = 0;
+  std::size_t peak_used_bytes = 0;
 };
 DeviceMemoryInfo device_memory_info();
+// Starts peak_used_bytes again from what is in use now (on the current device).
+void reset_device_memory_peak();
 
 // How often the library made the host wait for the GPU since the process started. Operations on
 // the CUDA backend are enqueued on the calling thread's stream and return without waiting; the host
@@ -49,6 +55,9 @@ std::uint64_t host_fallbacks();
 // per host thread, made on the thread's first use, so that a program can order its own CUDA work
 // with the library's. nullptr in a build without CUDA.
 void* cuda_stream();
+// Waits until the GPU has done all the work the calling thread enqueued (counted in host_waits);
+// for timing a step from the host. Returns at once without a GPU.
+void wait_for_device();
 
 // The product policy (gbcuda/detail/product_policy.hpp: the direction thresholds alpha and
 // beta, the widest inputs for one block and for block queues) that products and BFS run with on

@@ -96,15 +96,33 @@ DeviceMemoryInfo device_memory_info() {
   // What the library's pool holds unused is free to its allocations (they reuse it first).
   int dev = 0;
   cudaMemPool_t pool = nullptr;
-  std::uint64_t reserved = 0, used = 0;
+  std::uint64_t reserved = 0, used = 0, peak = 0;
   if (info.total_bytes > 0 && cudaGetDevice(&dev) == cudaSuccess &&
       cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess &&
       cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved) == cudaSuccess &&
-      cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) == cudaSuccess && reserved > used)
-    info.free_bytes += static_cast<std::size_t>(reserved - used);
+      cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) == cudaSuccess) {
+    if (reserved > used) info.free_bytes += static_cast<std::size_t>(reserved - used);
+    if (cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &peak) == cudaSuccess)
+      info.peak_used_bytes = static_cast<std::size_t>(peak);
+  }
   cudaGetLastError();
 #endif
   return info;
+}
+
+void wait_for_device() {
+  if (cuda_available()) detail::synchronize(Backend::Cuda);
+}
+
+void reset_device_memory_peak() {
+#if GBCUDA_HAVE_CUDA
+  int dev = 0;
+  cudaMemPool_t pool = nullptr;
+  std::uint64_t zero = 0;  // the only value the attribute takes: it restarts from the current use
+  if (cuda_available() && cudaGetDevice(&dev) == cudaSuccess && cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess)
+    cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &zero);
+  cudaGetLastError();
+#endif
 }
 
 detail::ProductPolicy product_policy(Backend b) {

@@ -27,7 +27,8 @@ OPTIONS = ["--source", "--device", "--direction", "--format", "--transpose", "--
            "--header", "--reorder", "--no-barrier-free-tail", "--partitions", "--transport", "--gpus", "--multi-source"]
 JSON_KEYS = ["file", "format", "vertices", "entries", "source", "source_choice", "source_seed", "reached", "levels", "device", "backend", "direction", "kernel",
              "level_loop", "barrier_free_tail", "barrier_free_from", "barrier_free_abandoned", "repeat", "seconds_median", "seconds_min", "gteps", "edges_traversed", "edges_counted_as",
-             "validated", "level_sizes", "ordering", "ordering_from", "ordering_seconds", "partitions", "transport"]
+             "validated", "level_sizes", "ordering", "ordering_from", "ordering_seconds", "partitions", "transport",
+             "graph_bytes", "graph_bytes_per_entry", "build_seconds", "build_peak_device_bytes", "peak_device_bytes"]
 RUN_TIMEOUT = 120  # seconds for one bfs_spmv run
 # Every --kernel name (gbcuda::bfs_kernels(), then algebra); auto, pull and algebra also run on the host.
 KERNELS = ["auto", "pull", "queue-warp", "queue-block", "queue-global", "single-block", "algebra"]
@@ -294,6 +295,18 @@ def test_help_and_defaults(c, tmp, matrices, gpu):
                 str(res.get("edges_traversed")))
         c.check(isinstance(res.get("seconds_median"), (int, float)) and res["seconds_median"] >= 0,
                 "--json: seconds_median is a number")
+        # karate's CSR: 35 row offsets of 8 bytes and 156 columns of 4.
+        c.check(res.get("graph_bytes") == 35 * 8 + 156 * 4 and
+                abs(res.get("graph_bytes_per_entry", 0) - (35 * 8 + 156 * 4) / 156) < 1e-9,
+                "--json: graph_bytes and graph_bytes_per_entry of karate's CSR",
+                f"{res.get('graph_bytes')} / {res.get('graph_bytes_per_entry')}")
+        if res.get("backend") == "cuda":
+            c.check(isinstance(res.get("peak_device_bytes"), int) and res["peak_device_bytes"] >= res.get("graph_bytes", 0)
+                    and res.get("build_peak_device_bytes", 0) >= res.get("graph_bytes", 0),
+                    "--json on the GPU: the peaks hold at least the graph", json.dumps(res)[:400])
+        else:
+            c.check(res.get("peak_device_bytes") is None and res.get("build_peak_device_bytes") is None,
+                    "--json on the host: no device peaks", json.dumps(res)[:400])
         if not gpu or not built_with_cuda(c):
             c.check(res.get("backend") == "host", "--device auto without a GPU (or CUDA build) runs on the host",
                     str(res.get("backend")))
