@@ -638,8 +638,9 @@ std::optional<Search> search(const Options& o, const Graph& g, const SourceChoic
     const auto t0 = std::chrono::steady_clock::now();
     parts.emplace(A, popt);
     if (o.verbose)
-      fmt::print(stderr, "bfs_spmv: built {} parts in {:.1f} s\n", o.partitions,
-                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      fmt::print(stderr, "bfs_spmv: built {} parts in {:.2f} s ({})\n", o.partitions,
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+                 parts->built_on_gpus() ? "cut on their GPUs" : "cut on the host");
   }
   auto one_search = [&] { return parts ? parts->bfs(searched_source, popt) : gbcuda::bfs(A, searched_source, bopt); };
   if (o.verbose) fmt::print(stderr, "bfs_spmv: warm-up BFS on {}\n", device_desc);

@@ -123,6 +123,8 @@ nlohmann::json run_graph500(const Graph500Options& o, bool& failed) {
   if (o.partitions > 0) {
     fmt::print(stderr, "bfs_bench: Graph500 building {} parts\n", o.partitions);
     parts.emplace(A, po);
+    fmt::print(stderr, "bfs_bench: Graph500 built {} parts in {:.2f} s ({})\n", o.partitions, since(t0) - generation,
+               parts->built_on_gpus() ? "cut on their GPUs" : "cut on the host");
   }
   const double construction = since(t0);
 

@@ -34,10 +34,31 @@ std::vector<std::int32_t> reference_levels(const Matrix<bool>& A, Index source) 
   return gbcuda::bfs(A, source, o).level;
 }
 
+// A directed graph where every even vertex has no in-edges (a search skips them from the start,
+// PartGraph::unreachable) beside odd ones that do: u -> u + 1 for even u, 0 -> every third odd
+// vertex, and odd u -> u + 2. Source 0 and its word's neighbours have no in-edges.
+Matrix<bool> half_without_in_edges(Index n) {
+  std::vector<Index> rows, cols;
+  for (Index u = 0; u + 1 < n; u += 2) {
+    rows.push_back(u);
+    cols.push_back(u + 1);
+  }
+  for (Index v = 1; v < n; v += 6) {
+    rows.push_back(0);
+    cols.push_back(v);
+  }
+  for (Index u = 1; u + 2 < n; u += 2) {
+    rows.push_back(u);
+    cols.push_back(u + 2);
+  }
+  return Matrix<bool>::from_coo(n, n, rows, cols);
+}
+
 // Graphs of every shape the partition must survive: sizes not a multiple of 32 or of the parts,
 // fewer vertices than parts * 32 (empty parts), unreachable vertices, a long path, a hub.
 std::vector<std::pair<std::string, Matrix<bool>>> graphs() {
   std::vector<std::pair<std::string, Matrix<bool>>> g;
+  g.emplace_back("half without in-edges 999", half_without_in_edges(999));
   g.emplace_back("random 1000 directed", gbtest::random_graph({1000, 6.0, true, true, true, 0.05, 3}));
   g.emplace_back("random 777 undirected", gbtest::random_graph({777, 3.0, false, false, false, 0.1, 4}));
   g.emplace_back("tiny 5", gbtest::random_graph({5, 2.0, true, false, false, 0.0, 5}));
@@ -48,8 +69,16 @@ std::vector<std::pair<std::string, Matrix<bool>>> graphs() {
   return g;
 }
 
+void expect_right_result(const Matrix<bool>& A, Index source, const PartitionedBfsOptions& o,
+                         const gbcuda::BfsResult& r, const std::string& what);
+
 void expect_same_levels(const Matrix<bool>& A, Index source, const PartitionedBfsOptions& o, const std::string& what) {
-  const gbcuda::BfsResult r = gbcuda::bfs_partitioned(A, source, o);
+  expect_right_result(A, source, o, gbcuda::bfs_partitioned(A, source, o), what);
+}
+
+// r against the one-part search on the host: levels, validity, counts, parents.
+void expect_right_result(const Matrix<bool>& A, Index source, const PartitionedBfsOptions& o,
+                         const gbcuda::BfsResult& r, const std::string& what) {
   const std::vector<std::int32_t> want = reference_levels(A, source);
   ASSERT_EQ(r.level.size(), want.size()) << what;
   Index wrong = 0, first = -1;
@@ -226,6 +255,54 @@ TEST(PartitionedBfs, LoopbackOnOneGpuMatchesOnePartCuda) {
   check_every_graph(Backend::Cuda, {1, 2, 3});
 }
 
+// Symmetric graphs already in GPU memory: the parts are cut on their GPUs (build_part_on_device),
+// from a generated graph and from host graphs copied there, with empty parts among them.
+std::vector<std::pair<std::string, Matrix<bool>>> symmetric_graphs_on_the_gpu() {
+  std::vector<std::pair<std::string, Matrix<bool>>> g;
+  g.emplace_back("kron:10:8 (GPU)", gbcuda::generate_graph("kron:10:8", Backend::Cuda));
+  g.emplace_back("grid:40:30 (GPU)", gbcuda::generate_graph("grid:40:30", Backend::Cuda));
+  g.emplace_back("random 777 symmetrized", gbtest::random_graph({777, 3.0, false, false, false, 0.1, 4}).symmetrized());
+  g.emplace_back("tiny 5 symmetrized", gbtest::random_graph({5, 2.0, true, false, false, 0.0, 5}).symmetrized());
+  g.emplace_back("star 10000 symmetrized", gbtest::star_graph(10000).symmetrized());
+  g.emplace_back("half without in-edges 999 symmetrized", half_without_in_edges(999).symmetrized());
+  for (auto& [name, A] : g) (void)A.csr(Backend::Cuda);  // the copy the parts are cut from
+  return g;
+}
+
+// Parts of `graphs`, each built on its GPU, against the one-part search.
+void check_parts_built_on_gpus(const std::vector<std::pair<std::string, Matrix<bool>>>& graphs, PartitionedBfsOptions o,
+                               const std::vector<int>& part_counts) {
+  int run = 0;
+  for (const auto& [name, A] : graphs)
+    for (int parts : part_counts) {
+      o.parts = parts;
+      const gbcuda::PartitionedGraph parted(A, o);
+      EXPECT_TRUE(parted.built_on_gpus()) << name << ", " << parts << " parts";
+      for (double alpha : kAlphas)
+        for (Index s : {Index(0), A.nrows() - 1}) {
+          o.alpha = alpha;
+          o.beta = alpha > 0 && alpha < 1 ? 1e9 : 0.0;
+          o.compute_parents = run++ % 2 == 0;
+          expect_right_result(A, s, o, parted.bfs(s, o),
+                              name + ", " + std::to_string(parts) + " parts built on the GPU, alpha " +
+                                  std::to_string(alpha) + ", source " + std::to_string(s));
+        }
+    }
+}
+
+TEST(PartitionedBfs, PartsBuiltOnTheGpuMatchOnePartCuda) {
+  if (!gbcuda::cuda_available()) GTEST_SKIP() << "no CUDA device: the GPU parts need one";
+  PartitionedBfsOptions o;
+  o.device = gbcuda::Device::Cuda;
+  check_parts_built_on_gpus(symmetric_graphs_on_the_gpu(), o, {1, 2, 3});
+  // A directed graph, and a graph only on the host, are cut on the host.
+  const auto directed = gbtest::random_graph({1000, 6.0, true, true, true, 0.05, 3});
+  (void)directed.csr(Backend::Cuda);
+  o.parts = 2;
+  EXPECT_FALSE(gbcuda::PartitionedGraph(directed, o).built_on_gpus());
+  EXPECT_FALSE(gbcuda::PartitionedGraph(gbcuda::generate_graph("kron:10:8", Backend::Host), o).built_on_gpus());
+}
+
 TEST(PartitionedBfs, NcclOnEveryGpuMatchesOnePartCuda) {
   if (!gbcuda::cuda_available()) GTEST_SKIP() << "no CUDA device";
   if (!gbcuda::nccl_available()) GTEST_SKIP() << "this build has no NCCL";
@@ -241,6 +318,9 @@ TEST(PartitionedBfs, NcclOnEveryGpuMatchesOnePartCuda) {
       o.beta = alpha > 0 && alpha < 1 ? 1e9 : 0.0;
       expect_same_levels(A, A.nrows() / 3, o, name + " over NCCL on " + std::to_string(count) + " GPUs");
     }
+  PartitionedBfsOptions o;
+  o.transport = Transport::Nccl;
+  check_parts_built_on_gpus(symmetric_graphs_on_the_gpu(), o, {count});
 }
 #endif
 

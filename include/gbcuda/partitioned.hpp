@@ -97,6 +97,9 @@ class PartitionedGraph {
  public:
   // Throws as bfs() does for a matrix that is not square or empty, and as make_communicators()
   // for bad parts or GPUs; a part that cannot be built (out of memory) is an error for all.
+  // Parts on GPUs are built on their GPUs when A's structure is known to be symmetric and A is
+  // already in GPU memory with room beside it (its slices are copied GPU to GPU); otherwise on
+  // the host, from A's host copy (and its transpose's), then copied to each part's memory.
   template <class T>
   PartitionedGraph(const Matrix<T>& A, const PartitionedBfsOptions& options = {});
   ~PartitionedGraph();
@@ -106,6 +109,7 @@ class PartitionedGraph {
   Index nrows() const;
   int parts() const;
   Backend backend() const;
+  bool built_on_gpus() const;  // whether the parts were cut on their GPUs (see the constructor)
 
   // BFS from `source`: fills level, source, vertices_reached, num_levels, edges_traversed,
   // backend, seconds (from the parts' first level to the last part's end) and, with

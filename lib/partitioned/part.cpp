@@ -14,14 +14,19 @@
 
 namespace gbcuda::detail::partitioned {
 
-template <class T>
-PartGraph build_part(const Csr<T>& rows, const Csr<T>& in_rows, int parts, int p, Backend where) {
+PartGraph part_frame(Index n, int parts, int p) {
   PartGraph g;
-  const Index n = rows.nrows;
   g.n = n;
   g.begin = partition_begin(n, parts, p);
   g.end = partition_begin(n, parts, p + 1);
   g.slice_words = std::max<Index>(partition_block(n, parts) / 32, 1);
+  return g;
+}
+
+template <class T>
+PartGraph build_part(const Csr<T>& rows, const Csr<T>& in_rows, int parts, int p, Backend where) {
+  const Index n = rows.nrows;
+  PartGraph g = part_frame(n, parts, p);
   const Offset* rp = rows.row_ptr.data();
   const Vid* ci = rows.col_idx.data();
   const Offset* ip = in_rows.row_ptr.data();
@@ -34,6 +39,9 @@ PartGraph build_part(const Csr<T>& rows, const Csr<T>& in_rows, int parts, int p
   const Offset in_nnz = in_ptr.back();
   std::vector<Index> degree(static_cast<std::size_t>(own));
   for (Index v = 0; v < own; ++v) degree[std::size_t(v)] = Index(rp[g.begin + v + 1] - rp[g.begin + v]);
+  std::vector<std::uint32_t> unreachable(static_cast<std::size_t>(g.slice_words), 0);
+  for (Index v = 0; v < own; ++v)
+    if (in_ptr[std::size_t(v + 1)] == in_ptr[std::size_t(v)]) unreachable[std::size_t(v / 32)] |= 1u << (v & 31);
 
   // Out-edges into the part: the sorted run [begin, end) of every row, shifted to local ids.
   std::vector<Offset> lo(static_cast<std::size_t>(n)), out_ptr(static_cast<std::size_t>(n + 1), 0);
@@ -62,6 +70,7 @@ PartGraph build_part(const Csr<T>& rows, const Csr<T>& in_rows, int parts, int p
   g.out_ptr = Array<Offset>(out_ptr, where);
   g.out_idx = Array<Vid>(out_idx, where);
   g.degree = Array<Index>(degree, where);
+  g.unreachable = Array<std::uint32_t>(unreachable, where);
   return g;
 }
 
@@ -88,7 +97,7 @@ PartState make_state(const PartGraph& g, int parts, Index source, Index source_d
   fill_bytes(s.next.data(), where, 0, s.next.bytes());
   if (where == Backend::Cuda) s.big = Array<Vid>(std::size_t(g.out_idx.size() / std::size_t(kBigRow + 1)) + 1, where);
   fill_bytes(s.frontier.data(), where, 0, s.frontier.bytes());
-  fill_bytes(s.visited.data(), where, 0, s.visited.bytes());
+  copy_bytes(s.visited.data(), where, g.unreachable.data(), where, s.visited.bytes());
   fill_bytes(s.level.data(), where, 0xff, s.level.bytes());  // -1
   if (parents) {
     s.parent = Array<Vid>(std::max<std::size_t>(std::size_t(g.own()), 1), where);
@@ -101,7 +110,10 @@ PartState make_state(const PartGraph& g, int parts, Index source, Index source_d
   copy_bytes(s.frontier.data() + source / 32, where, &word, Backend::Host, sizeof(word));
   if (source >= g.begin && source < g.end) {
     const Index local = source - g.begin;
-    copy_bytes(s.visited.data() + local / 32, where, &word, Backend::Host, sizeof(word));
+    std::uint32_t marked = 0;  // the word holds the unreachable vertices beside the source
+    copy_bytes(&marked, Backend::Host, s.visited.data() + local / 32, where, sizeof(marked));
+    marked |= std::uint32_t(1) << (local & 31);
+    copy_bytes(s.visited.data() + local / 32, where, &marked, Backend::Host, sizeof(marked));
     const std::int32_t zero = 0;
     copy_bytes(s.level.data() + local, where, &zero, Backend::Host, sizeof(zero));
     if (parents) {

@@ -3,6 +3,7 @@
 // on the host (part.cpp) or on the part's GPU (part_step.cu).
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "gbcuda/detail/array.hpp"
 #include "gbcuda/matrix.hpp"
@@ -21,13 +22,30 @@ struct PartGraph {
   Array<Offset> out_ptr;  // n + 1: for every vertex u, its out-edges into the own vertices ...
   Array<Vid> out_idx;     // ... their destinations, local ids
   Array<Index> degree;    // end - begin: each own vertex's out-degree in the whole graph
+  // slice_words: the own vertices without in-edges, which no level can reach. A search starts
+  // with them marked visited, so a pull skips them; on kron graphs they are half of the vertices,
+  // spread so that nearly every word of a late pull held one.
+  Array<std::uint32_t> unreachable;
   Index own() const { return end - begin; }
 };
+
+// Part p of `parts` of a graph of n vertices with nothing in it yet: its range and slice.
+PartGraph part_frame(Index n, int parts, int p);
 
 // Builds part p of `parts` from the whole graph's rows and its transpose's (host CSRs with
 // sorted rows), in `where`'s memory (on the GPU: the current device).
 template <class T>
 PartGraph build_part(const Csr<T>& rows, const Csr<T>& in_rows, int parts, int p, Backend where);
+
+// Builds part p on the current GPU from the transpose's rows in GPU memory (any GPU's: the part's
+// slice is copied over, then everything happens on the current one) and the whole graph's
+// out-degrees: the in-edges are the slice of rows [begin, end), the out-edges into the part its
+// transpose (transpose_csr). in_ptr: n + 1 offsets; in_idx: their entries. The caller makes sure
+// the writes of in_ptr and in_idx are done. At its peak the build holds about
+// device_build_bytes(n, entries of the slice) of the current GPU (part_step.cu: CUDA builds only).
+PartGraph build_part_on_device(const Offset* in_ptr, const Vid* in_idx, Index n, const std::vector<Index>& out_degree,
+                               int parts, int p);
+std::size_t device_build_bytes(Index n, Offset slice_entries);
 
 inline constexpr int kCounts = 3;  // found, their out-edges (whole-graph degrees), edges examined
 
@@ -88,8 +106,9 @@ inline std::uint32_t* next_of(PartState& s, int lvl) { return s.next.data() + (l
 // the whole grid (one warp would take as long as all others: a hub of 400,000 took 9.6 ms).
 inline constexpr Offset kBigRow = 2048;
 
-// Allocates and clears a part's state; the source's owner marks it visited at level 0 (its own
-// parent, with `parents`). The loop starts at first_progress(source_degree, nnz) in loop_of(0).
+// Allocates and clears a part's state: visited holds g.unreachable, and the source's owner marks
+// the source visited at level 0 (its own parent, with `parents`). The loop starts at first_progress(source_degree, nnz)
+// in loop_of(0).
 PartState make_state(const PartGraph& g, int parts, Index source, Index source_degree, Offset nnz, bool parents,
                      Backend where);
 

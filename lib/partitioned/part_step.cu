@@ -4,8 +4,12 @@
 // direction chosen, in grid-stride loops over one wave of blocks. The pull goes over the part's
 // own words (a warp owns each word it takes: no atomics but the counts), the push over the whole
 // frontier's words (a lane a word, a row of more than 32 edges expanded by the whole warp); a
-// second kernel spreads the push's rows of more than kBigRow edges over the whole grid.
+// second kernel spreads the push's rows of more than kBigRow edges over the whole grid. Also
+// the build of a part on its GPU from a graph already in GPU memory (build_part_on_device).
 #include <bit>
+#include <vector>
+
+#include <cub/cub.cuh>
 
 #include "cuda/cuda_check.cuh"
 #include "partitioned/part.hpp"
@@ -188,7 +192,85 @@ __global__ void big_push_kernel(LevelArgs a) {
   add_counts(found, edges, examined, a.loop->counts);
 }
 
+// ---- Building a part on its GPU (build_part_on_device) ----
+
+__global__ void shift_kernel(Offset* ptr, Index count, Offset by) {
+  for (Index i = global_thread(); i < count; i += grid_threads()) ptr[i] -= by;
+}
+
+// counts[u] = the slice's entries from source u (counts cleared before).
+__global__ void count_sources_kernel(const Vid* idx, Offset nnz, Offset* counts) {
+  for (Offset e = global_thread(); e < nnz; e += grid_threads())
+    atomicAdd(reinterpret_cast<ull*>(counts + idx[e]), 1ull);
+}
+
+// Each own vertex v (a warp a row, its lanes over the in-edges) appends itself to the out-row of
+// each of its sources u at cursor[u]: a counting sort by source (rows come out unsorted: nothing
+// reads them in order).
+__global__ void scatter_kernel(const Offset* in_ptr, const Vid* in_idx, Index own, Offset* cursor, Vid* out_idx) {
+  const unsigned lane = threadIdx.x & 31;
+  for (Index v = global_thread() / 32; v < own; v += grid_threads() / 32)
+    for (Offset e = in_ptr[v] + lane, end = in_ptr[v + 1]; e < end; e += 32)
+      out_idx[atomicAdd(reinterpret_cast<ull*>(cursor + in_idx[e]), 1ull)] = Vid(v);
+}
+
+__global__ void unreachable_kernel(const Offset* in_ptr, Index own, std::uint32_t* bits) {
+  for (Index v = global_thread(); v < own; v += grid_threads())
+    if (in_ptr[v + 1] == in_ptr[v]) atomicOr(bits + (v >> 5), 1u << (v & 31));
+}
+
 }  // namespace
+
+std::size_t device_build_bytes(Index n, Offset slice_entries) {
+  // in_idx and out_idx; in_ptr (at most n + 1), out_ptr and the cursors; CUB's scan and a margin.
+  return std::size_t(slice_entries) * 2 * sizeof(Vid) + std::size_t(n + 1) * 3 * sizeof(Offset) +
+         (std::size_t(64) << 20);
+}
+
+PartGraph build_part_on_device(const Offset* in_ptr, const Vid* in_idx, Index n, const std::vector<Index>& out_degree,
+                               int parts, int p) {
+  PartGraph g = part_frame(n, parts, p);
+  const Index own = g.own();
+  const cudaStream_t st = cuda::stream();
+  Offset range[2] = {0, 0};  // the slice's first and last entry
+  copy_bytes(range, Backend::Host, in_ptr + g.begin, Backend::Cuda, sizeof(Offset));
+  copy_bytes(range + 1, Backend::Host, in_ptr + g.end, Backend::Cuda, sizeof(Offset));
+  const Offset nnz = range[1] - range[0];
+
+  // In-edges: the slice, copied from wherever it lies (another GPU's memory: a peer copy).
+  g.in_ptr = Array<Offset>(std::size_t(own + 1), Backend::Cuda);
+  copy_bytes(g.in_ptr.data(), Backend::Cuda, in_ptr + g.begin, Backend::Cuda, g.in_ptr.bytes());
+  shift_kernel<<<cuda::grid_for(own + 1), cuda::kBlock, 0, st>>>(g.in_ptr.data(), own + 1, range[0]);
+  CUDA_CHECK_LAUNCH();
+  g.in_idx = Array<Vid>(std::size_t(nnz), Backend::Cuda);
+  copy_bytes(g.in_idx.data(), Backend::Cuda, in_idx + range[0], Backend::Cuda, g.in_idx.bytes());
+
+  // Out-edges into the part: the slice's transpose, by a counting sort on the source.
+  Array<Offset> cursor(std::size_t(n + 1), Backend::Cuda);
+  fill_bytes(cursor.data(), Backend::Cuda, 0, cursor.bytes());
+  count_sources_kernel<<<cuda::grid_for(nnz), cuda::kBlock, 0, st>>>(g.in_idx.data(), nnz, cursor.data());
+  CUDA_CHECK_LAUNCH();
+  g.out_ptr = Array<Offset>(std::size_t(n + 1), Backend::Cuda);
+  std::size_t temp_bytes = 0;
+  CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, cursor.data(), g.out_ptr.data(), n + 1, st));
+  {
+    Array<unsigned char> temp(std::max<std::size_t>(temp_bytes, 1), Backend::Cuda);
+    CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.data(), temp_bytes, cursor.data(), g.out_ptr.data(), n + 1, st));
+  }
+  copy_bytes(cursor.data(), Backend::Cuda, g.out_ptr.data(), Backend::Cuda, cursor.bytes());
+  g.out_idx = Array<Vid>(std::size_t(nnz), Backend::Cuda);
+  scatter_kernel<<<cuda::grid_for(own, 32), cuda::kBlock, 0, st>>>(g.in_ptr.data(), g.in_idx.data(), own, cursor.data(),
+                                                                   g.out_idx.data());
+  CUDA_CHECK_LAUNCH();
+
+  const auto first = out_degree.begin() + std::ptrdiff_t(g.begin);
+  g.degree = Array<Index>(std::vector<Index>(first, first + std::ptrdiff_t(own)), Backend::Cuda);
+  g.unreachable = Array<std::uint32_t>(std::size_t(g.slice_words), Backend::Cuda);
+  fill_bytes(g.unreachable.data(), Backend::Cuda, 0, g.unreachable.bytes());
+  unreachable_kernel<<<cuda::grid_for(own), cuda::kBlock, 0, st>>>(g.in_ptr.data(), own, g.unreachable.data());
+  CUDA_CHECK_LAUNCH();
+  return g;
+}
 
 // Blocks of kBlock threads that the GPU runs at once: the level's kernels stride over the rest.
 // A grid of more blocks costs a wave a few microseconds even when every block has nothing to do,

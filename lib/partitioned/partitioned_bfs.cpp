@@ -81,6 +81,7 @@ struct PartitionedGraph::Impl {
   std::vector<std::unique_ptr<Communicator>> comms;
   std::vector<detail::partitioned::PartGraph> parts;
   std::vector<Index> source_degree;  // read for the source only: the whole graph's out-degrees
+  bool built_on_gpus = false;
 
   ~Impl() {
     if (where != Backend::Cuda || parts.empty()) return;
@@ -90,6 +91,62 @@ struct PartitionedGraph::Impl {
     }
   }
 };
+
+namespace detail::partitioned {
+namespace {
+// Whether the parts are built on their GPUs from A's copy in GPU memory (a generated graph's, or
+// one a search already put there; build_part_on_device) rather than on the host: when the parts
+// live on GPUs, A's structure is symmetric (its rows are the transpose's the parts read; a
+// directed graph's transpose is built on the host as before), A is in GPU memory, every other
+// part's GPU can read A's (peer access: the library's memory pool then grants it), and A's GPU
+// has room beside it for the builds of the parts it holds.
+template <class T>
+bool on_device_build(const Matrix<T>& A, bool symmetric, int parts, Backend where,
+                     const std::vector<std::unique_ptr<Communicator>>& comms) {
+#if GBCUDA_HAVE_CUDA
+  if (where != Backend::Cuda || !symmetric || A.device_bytes() == 0) return false;
+  cudaPointerAttributes at{};
+  int current = 0;
+  if (cudaPointerGetAttributes(&at, A.csr(Backend::Cuda).row_ptr.data()) != cudaSuccess ||
+      at.type != cudaMemoryTypeDevice || cudaGetDevice(&current) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  const int home = at.device;
+  std::size_t parts_home = 0;
+  for (const auto& c : comms) {
+    const int d = c->device() < 0 ? current : c->device();
+    if (d == home) {
+      ++parts_home;
+      continue;
+    }
+    // A's arrays come from home's memory pool: another GPU copies from them only once the pool
+    // grants it access, and only where the two GPUs are peers.
+    int peer = 0;
+    cudaMemPool_t pool = nullptr;
+    cudaMemAccessDesc access{};
+    access.location.type = cudaMemLocationTypeDevice;
+    access.location.id = d;
+    access.flags = cudaMemAccessFlagsProtReadWrite;
+    if (cudaDeviceCanAccessPeer(&peer, d, home) != cudaSuccess || !peer ||
+        cudaDeviceGetDefaultMemPool(&pool, home) != cudaSuccess ||
+        cudaMemPoolSetAccess(pool, &access, 1) != cudaSuccess) {
+      cudaGetLastError();
+      return false;
+    }
+  }
+  if (cudaSetDevice(home) != cudaSuccess) return false;
+  const std::size_t free_bytes = device_memory_info().free_bytes;
+  cudaSetDevice(current);
+  const Offset share = A.nvals() / parts + A.nvals() / 100 + 1;  // a part's entries, with slack
+  return parts_home * device_build_bytes(A.nrows(), share) < free_bytes;
+#else
+  (void)A, (void)symmetric, (void)parts, (void)where, (void)comms;
+  return false;
+#endif
+}
+}  // namespace
+}  // namespace detail::partitioned
 
 template <class T>
 PartitionedGraph::PartitionedGraph(const Matrix<T>& A, const PartitionedBfsOptions& o)
@@ -104,16 +161,31 @@ PartitionedGraph::PartitionedGraph(const Matrix<T>& A, const PartitionedBfsOptio
   m.n = A.nrows();
   m.nnz = A.nvals();
   m.source_degree = A.out_degrees();
-  const Csr<T>& rows = A.csr(Backend::Host);
   // A structure known to be symmetric (generated undirected graphs) is its own transpose: none is
-  // computed, and the host holds one CSR instead of two.
-  const Csr<T>& in_rows = A.known_symmetric_structure().value_or(false) ? rows : A.transpose().csr(Backend::Host);
+  // computed, and one CSR is read instead of two.
+  const bool symmetric = A.known_symmetric_structure().value_or(false);
+  const Csr<T>* rows = nullptr;
+  const Csr<T>* in_rows = nullptr;
+  m.built_on_gpus = on_device_build(A, symmetric, o.parts, m.where, m.comms);
+  if (m.built_on_gpus) {
+    in_rows = &A.csr(Backend::Cuda);
+    detail::synchronize(Backend::Cuda);  // the parts' threads read it on their own streams
+  } else {
+    rows = &A.csr(Backend::Host);
+    in_rows = symmetric ? rows : &A.transpose().csr(Backend::Host);
+  }
   m.parts.resize(std::size_t(o.parts));
   on_every_rank(m.comms, [&](int p) {
     Communicator& comm = *m.comms[std::size_t(p)];
     std::uint64_t failed = 1;
     try {
-      m.parts[std::size_t(p)] = build_part(rows, in_rows, o.parts, p, m.where);
+#if GBCUDA_HAVE_CUDA
+      m.parts[std::size_t(p)] = rows ? build_part(*rows, *in_rows, o.parts, p, m.where)
+                                     : build_part_on_device(in_rows->row_ptr.data(), in_rows->col_idx.data(), m.n,
+                                                            m.source_degree, o.parts, p);
+#else
+      m.parts[std::size_t(p)] = build_part(*rows, *in_rows, o.parts, p, m.where);  // never on GPUs
+#endif
       detail::synchronize(m.where);
       failed = 0;
     } catch (...) {
@@ -131,6 +203,7 @@ PartitionedGraph& PartitionedGraph::operator=(PartitionedGraph&&) noexcept = def
 Index PartitionedGraph::nrows() const { return impl_->n; }
 int PartitionedGraph::parts() const { return int(impl_->parts.size()); }
 Backend PartitionedGraph::backend() const { return impl_->where; }
+bool PartitionedGraph::built_on_gpus() const { return impl_->built_on_gpus; }
 
 BfsResult PartitionedGraph::bfs(Index source, const PartitionedBfsOptions& o) const {
   using namespace detail::partitioned;
