@@ -63,6 +63,7 @@ const Family kFamilies[] = {
     {"matrix-unary", diff::run_matrix_unary, 6},
     {"matrix-scalar", diff::run_matrix_scalar, 4},
     {"matrix-ewise", diff::run_matrix_ewise, 3},
+    {"matrix-index", diff::run_matrix_index, 3},
 };
 
 const Family& draw_family(Case& c) {

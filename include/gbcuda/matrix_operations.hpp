@@ -849,10 +849,13 @@ void assign(Matrix<T>& C, const MaskArg& mask, const Accum& accum, const Scalar<
 }
 
 // C = kron(A, B) (GrB_Matrix_kronecker_BinaryOp): C(i * mb + k, j * nb + l) = op(A(i, j), B(k, l))
-// for every entry pair, B being mb x nb; cast to C's type. On the host (GPU as for extract).
+// for every entry pair, B being mb x nb; cast to C's type; desc.transpose_a / transpose_b: of A' or
+// B'. On the host (GPU as for extract).
 template <class TC, class MaskArg, class Accum, class Op, class TA, class TB>
-void kronecker(Matrix<TC>& C, const MaskArg& mask, const Accum& accum, const Op& op, const Matrix<TA>& A,
-               const Matrix<TB>& B, const Descriptor& d, Backend where = Backend::Host) try {
+void kronecker(Matrix<TC>& C, const MaskArg& mask, const Accum& accum, const Op& op, const Matrix<TA>& A_in,
+               const Matrix<TB>& B_in, const Descriptor& d, Backend where = Backend::Host) try {
+  const Matrix<TA>& A = d.transpose_a ? A_in.transpose() : A_in;
+  const Matrix<TB>& B = d.transpose_b ? B_in.transpose() : B_in;
   const Index mb = B.nrows(), nb = B.ncols();
   const double rows = double(A.nrows()) * double(mb), cols = double(A.ncols()) * double(nb);
   if (rows > double(std::numeric_limits<Vid>::max()) || cols > double(std::numeric_limits<Vid>::max()))

@@ -64,7 +64,8 @@ void run_elements(Case& c);       // set/remove/element, nvals, extract_tuples, 
 void run_mxm(Case& c);            // mxm with a structural mask
 void run_matrix_unary(Case& c);   // matrix select and apply
 void run_matrix_scalar(Case& c);  // reduce a matrix to a scalar, extract_tuples of a matrix
-void run_matrix_ewise(Case& c);   // ewise_add / ewise_mult of matrices
+void run_matrix_ewise(Case& c);   // ewise_add / ewise_mult / kronecker of matrices
+void run_matrix_index(Case& c);   // transpose, extract and assign of matrices
 
 // ---- types and operators ----------------------------------------------------------------------
 template <class T>

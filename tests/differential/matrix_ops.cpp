@@ -1,9 +1,13 @@
 // Differential cases on matrices: mxm with a structural mask (A*B or A*B'), select and apply into
-// a matrix, element-wise add and multiply of matrices (masks, accumulators, transposes), reduce of
-// a matrix to a scalar, and extract_tuples of matrices made every way.
+// a matrix, element-wise add and multiply and the Kronecker product of matrices (masks,
+// accumulators, transposes), transpose, extract and assign of matrices (index lists, masks,
+// accumulators), reduce of a matrix to a scalar, and extract_tuples of matrices made every way.
 #include <algorithm>
 #include <optional>
+#include <span>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "differential/differential.hpp"
 #include "differential/operators.hpp"
@@ -151,64 +155,198 @@ void matrix_scalar_case(Case& c) {
   compare_scalar(c, got, want);
 }
 
-// ewise_add or ewise_mult of two matrices into C: a binary operator, an accumulator or none, a
-// matrix mask of C's type or bool (value or structural, complemented or not, replace or not), and
-// either input transposed (square shapes then).
+// The mask of a case writing a matrix C: none, of C's type or bool, value or structural,
+// complemented or not, replace or not. draw() draws the kind and flags, make() the mask of C's
+// shape (after the case's inputs, as the cases draw them).
+template <class T>
+struct MatrixMask {
+  int kind = 0;  // 0: none, 1: of T, 2: bool
+  bool replace = false, complement = false, structural = false;
+  std::optional<MatrixInput<T>> same;
+  std::optional<MatrixInput<bool>> other;
+
+  void draw(Case& c) {
+    kind = c.pick(3);
+    replace = c.chance(0.3);
+    complement = c.chance(0.3);
+    structural = c.chance(0.5);
+  }
+  std::string text() const {
+    return std::string(kind == 0   ? ""
+                       : kind == 1 ? " M"
+                                   : " M-bool") +
+           (replace ? " replace" : "") + (complement ? " complement" : "") + (structural ? " structural" : "");
+  }
+  void make(Case& c, Index rows, Index cols) {
+    if (kind == 1) same = make_matrix<T>(c, "M", rows, cols);
+    if (kind == 2) other = make_matrix<bool>(c, "M", rows, cols);
+  }
+  Descriptor descriptor() const {
+    Descriptor d;
+    d.replace = replace;
+    d.mask_complement = complement && kind != 0;
+    d.mask_structural = structural;
+    return d;
+  }
+  GrB_Descriptor grb(bool ta, bool tb) const { return grb_desc(replace, structural, complement && kind != 0, ta, tb); }
+  GMat grb_matrix() const { return same ? grb_of(same->coo) : other ? grb_of(other->coo) : GMat{}; }
+  template <class F>
+  void with(F&& f) const {  // f(gbcuda's mask argument)
+    if (same) f(same->a);
+    else if (other) f(other->a);
+    else f(gbcuda::no_mask);
+  }
+};
+
+// ewise_add, ewise_mult or the Kronecker product of two matrices into C: a binary operator, an
+// accumulator or none, a matrix mask of C's type or bool (value or structural, complemented or
+// not, replace or not), and either input transposed (square shapes then, but for kronecker).
 template <class T>
 void matrix_ewise_case(Case& c) {
-  const bool add = c.chance(0.5);
+  const int kind = c.pick(5);  // 0, 1: ewise_add; 2, 3: ewise_mult; 4: kronecker
+  const bool add = kind < 2, kron = kind == 4;
   const Bin op = usable<T>(Bin(c.pick(10)));
   const bool ta = c.chance(0.3), tb = c.chance(0.3);
   // Five matrices a case (C, A, B, a mask, GraphBLAS's copies): sides stay moderate, as mxm's.
-  const Index nrows = mxm_side(c), ncols = ta || tb ? nrows : mxm_side(c);
-  const int mask_kind = c.pick(3);  // 0: none, 1: of T, 2: bool
-  const bool replace = c.chance(0.3), complement = c.chance(0.3), structural = c.chance(0.5);
+  // A Kronecker product's sides multiply: its inputs stay at most 8 x 8.
+  const Index nrows = kron ? std::min<Index>(c.length(), 8) : mxm_side(c);
+  const Index ncols = kron ? std::min<Index>(c.length(), 8) : ta || tb ? nrows : mxm_side(c);
+  const Index brows = kron ? std::min<Index>(c.length(), 8) : nrows,
+              bcols = kron ? std::min<Index>(c.length(), 8) : ncols;
+  // C's shape: the inputs' (kron: the product of A's and B's, after their transposes).
+  const Index crows = kron ? (ta ? ncols : nrows) * (tb ? bcols : brows) : nrows;
+  const Index ccols = kron ? (ta ? nrows : ncols) * (tb ? brows : bcols) : ncols;
+  MatrixMask<T> mask;
+  mask.draw(c);
   const Accum acc = draw_accum<T>(c, Accums::Few);
   std::ostringstream o;
-  o << (add ? "ewise_add-matrix<" : "ewise_mult-matrix<") << type_name<T>() << "> " << bin_name(op) << (ta ? " A'" : "")
-    << (tb ? " B'" : "")
-    << (mask_kind == 0   ? ""
-        : mask_kind == 1 ? " M"
-                         : " M-bool")
-    << (replace ? " replace" : "") << (complement ? " complement" : "") << (structural ? " structural" : "")
+  o << (kron  ? "kronecker<"
+        : add ? "ewise_add-matrix<"
+              : "ewise_mult-matrix<")
+    << type_name<T>() << "> " << bin_name(op) << (ta ? " A'" : "") << (tb ? " B'" : "") << mask.text()
     << (acc.has ? " accum " + std::string(bin_name(acc.op)) : "");
   c.note(o.str());
-  MatrixInput<T> C = make_matrix<T>(c, "C", nrows, ncols);
-  MatrixInput<T> A = make_matrix<T>(c, "A", nrows, ncols);  // square when transposed
-  MatrixInput<T> B = make_matrix<T>(c, "B", nrows, ncols);
-  std::optional<MatrixInput<T>> M;
-  std::optional<MatrixInput<bool>> Mb;
-  if (mask_kind == 1) M = make_matrix<T>(c, "M", nrows, ncols);
-  if (mask_kind == 2) Mb = make_matrix<bool>(c, "M", nrows, ncols);
-  Descriptor d;
-  d.replace = replace;
-  d.mask_complement = complement && mask_kind != 0;
-  d.mask_structural = structural;
+  MatrixInput<T> C = make_matrix<T>(c, "C", crows, ccols);
+  MatrixInput<T> A = make_matrix<T>(c, "A", nrows, ncols);  // square when transposed (but for kron)
+  MatrixInput<T> B = make_matrix<T>(c, "B", brows, bcols);
+  mask.make(c, crows, ccols);
+  Descriptor d = mask.descriptor();
   d.transpose_a = ta;
   d.transpose_b = tb;
 
   // GraphBLAS's copies in sparse form (see ref_vector: its bitmap and full forms crash with masks
   // and accumulators).
-  GMat gC = grb_of(C.coo), gA = grb_of(A.coo), gB = grb_of(B.coo), gM;
-  if (M) gM = grb_of(M->coo);
-  if (Mb) gM = grb_of(Mb->coo);
+  GMat gC = grb_of(C.coo), gA = grb_of(A.coo), gB = grb_of(B.coo), gM = mask.grb_matrix();
   for (GrB_Matrix g : {gC.m, gA.m, gB.m, gM.m})
     if (g) OPS_GRB(GxB_Matrix_Option_set(g, GxB_SPARSITY_CONTROL, GxB_SPARSE));
-  const GrB_Descriptor gd = grb_desc(replace, structural, complement && mask_kind != 0, ta, tb);
+  const GrB_Descriptor gd = mask.grb(ta, tb);
   grb_ok(c,
-         add ? GrB_Matrix_eWiseAdd_BinaryOp(gC.m, gM.m, grb_accum<T>(acc), grb_bin<T>(op), gA.m, gB.m, gd)
-             : GrB_Matrix_eWiseMult_BinaryOp(gC.m, gM.m, grb_accum<T>(acc), grb_bin<T>(op), gA.m, gB.m, gd),
-         "ewise");
+         kron  ? GrB_Matrix_kronecker_BinaryOp(gC.m, gM.m, grb_accum<T>(acc), grb_bin<T>(op), gA.m, gB.m, gd)
+         : add ? GrB_Matrix_eWiseAdd_BinaryOp(gC.m, gM.m, grb_accum<T>(acc), grb_bin<T>(op), gA.m, gB.m, gd)
+               : GrB_Matrix_eWiseMult_BinaryOp(gC.m, gM.m, grb_accum<T>(acc), grb_bin<T>(op), gA.m, gB.m, gd),
+         kron ? "kronecker" : "ewise");
 
   with_bin<T>(op, [&](const auto& f) {
     with_few_accum<T>(acc, [&](const auto& a) {
-      auto run = [&](const auto& mask) {
-        if (add) gbcuda::ewise_add(C.a, mask, a, f, A.a, B.a, d, c.b);
-        else gbcuda::ewise_mult(C.a, mask, a, f, A.a, B.a, d, c.b);
-      };
-      if (M) run(M->a);
-      else if (Mb) run(Mb->a);
-      else run(gbcuda::no_mask);
+      mask.with([&](const auto& m) {
+        if (kron) gbcuda::kronecker(C.a, m, a, f, A.a, B.a, d, c.b);
+        else if (add) gbcuda::ewise_add(C.a, m, a, f, A.a, B.a, d, c.b);
+        else gbcuda::ewise_mult(C.a, m, a, f, A.a, B.a, d, c.b);
+      });
+    });
+  });
+  compare_matrix(c, C.a, gC.m);
+}
+
+// Row or column indices for an extract: any order, repeats allowed, sometimes every index in
+// order (and then GraphBLAS is given GrB_ALL).
+std::vector<Index> extract_indices(Case& c, Index n, bool& all) {
+  all = c.chance(0.2);
+  std::vector<Index> idx;
+  if (all) {
+    for (Index i = 0; i < n; ++i) idx.push_back(i);
+    return idx;
+  }
+  const int count = n == 0 ? 0 : c.pick(int(std::min<Index>(n + 3, 60)) + 1);
+  for (int k = 0; k < count; ++k) idx.push_back(Index(c.pick(int(n))));
+  return idx;
+}
+
+// Distinct indices of [0, n) in a random order for an assign, sometimes all of them in order
+// (GrB_ALL for GraphBLAS).
+std::vector<Index> assign_indices(Case& c, Index n, bool& all) {
+  all = c.chance(0.2);
+  std::vector<Index> idx;
+  for (Index i = 0; i < n; ++i) idx.push_back(i);
+  if (all) return idx;
+  for (std::size_t k = idx.size(); k > 1; --k) std::swap(idx[k - 1], idx[std::size_t(c.pick(int(k)))]);
+  idx.resize(std::size_t(c.pick(int(n) + 1)));
+  return idx;
+}
+
+std::vector<GrB_Index> grb_indices(const std::vector<Index>& idx) { return {idx.begin(), idx.end()}; }
+
+// transpose, extract (C = A(I, J)) or assign (C(I, J) = A) of a matrix into C: an accumulator or
+// none, a mask of C's shape of C's type or bool (value or structural, complemented or not,
+// replace or not), and A transposed or not.
+template <class T>
+void matrix_index_case(Case& c) {
+  const int op = c.pick(3);  // 0: transpose, 1: extract, 2: assign
+  const bool ta = c.chance(0.3);
+  MatrixMask<T> mask;
+  mask.draw(c);
+  const Accum acc = draw_accum<T>(c, Accums::Few);
+  const Index rows = mxm_side(c), cols = mxm_side(c);  // A's shape (after the transpose ta asks)
+  bool all_i = false, all_j = false;
+  std::vector<Index> I, J;
+  Index crows = rows, ccols = cols;  // C's shape
+  if (op == 0) std::swap(crows, ccols);
+  if (op == 1) {
+    I = extract_indices(c, rows, all_i);
+    J = extract_indices(c, cols, all_j);
+    crows = Index(I.size());
+    ccols = Index(J.size());
+  }
+  if (op == 2) {  // C is rows x cols; A is |I| x |J|
+    I = assign_indices(c, rows, all_i);
+    J = assign_indices(c, cols, all_j);
+  }
+  const Index arows = op == 2 ? Index(I.size()) : rows, acols = op == 2 ? Index(J.size()) : cols;
+  std::ostringstream o;
+  o << (op == 0   ? "transpose"
+        : op == 1 ? "extract-matrix"
+                  : "assign-matrix")
+    << "<" << type_name<T>() << ">" << (ta ? " A'" : "")
+    << (op != 0 ? " |I| " + std::to_string(I.size()) + (all_i ? " (all)" : "") : "")
+    << (op != 0 ? " |J| " + std::to_string(J.size()) + (all_j ? " (all)" : "") : "") << mask.text()
+    << (acc.has ? " accum " + std::string(bin_name(acc.op)) : "");
+  c.note(o.str());
+  MatrixInput<T> C = make_matrix<T>(c, "C", crows, ccols);
+  MatrixInput<T> A = ta ? make_matrix<T>(c, "A'", acols, arows) : make_matrix<T>(c, "A", arows, acols);
+  mask.make(c, crows, ccols);
+  Descriptor d = mask.descriptor();
+  d.transpose_a = ta;
+
+  // GraphBLAS's copies in sparse form (ref_vector says why).
+  GMat gC = grb_of(C.coo), gA = grb_of(A.coo), gM = mask.grb_matrix();
+  for (GrB_Matrix g : {gC.m, gA.m, gM.m})
+    if (g) OPS_GRB(GxB_Matrix_Option_set(g, GxB_SPARSITY_CONTROL, GxB_SPARSE));
+  const GrB_Descriptor gd = mask.grb(ta, false);
+  const std::vector<GrB_Index> gi = grb_indices(I), gj = grb_indices(J);
+  static const GrB_Index none = 0;  // an empty list: GraphBLAS refuses a null pointer
+  const GrB_Index* pi = all_i ? GrB_ALL : gi.empty() ? &none : gi.data();
+  const GrB_Index* pj = all_j ? GrB_ALL : gj.empty() ? &none : gj.data();
+  if (op == 0) grb_ok(c, GrB_transpose(gC.m, gM.m, grb_accum<T>(acc), gA.m, gd), "transpose");
+  if (op == 1)
+    grb_ok(c, GrB_Matrix_extract(gC.m, gM.m, grb_accum<T>(acc), gA.m, pi, gi.size(), pj, gj.size(), gd), "extract");
+  if (op == 2)
+    grb_ok(c, GrB_Matrix_assign(gC.m, gM.m, grb_accum<T>(acc), gA.m, pi, gi.size(), pj, gj.size(), gd), "assign");
+
+  with_few_accum<T>(acc, [&](const auto& a) {
+    mask.with([&](const auto& m) {
+      if (op == 0) gbcuda::transpose(C.a, m, a, A.a, d, c.b);
+      if (op == 1) gbcuda::extract(C.a, m, a, A.a, std::span<const Index>(I), std::span<const Index>(J), d, c.b);
+      if (op == 2) gbcuda::assign(C.a, m, a, A.a, std::span<const Index>(I), std::span<const Index>(J), d, c.b);
     });
   });
   compare_matrix(c, C.a, gC.m);
@@ -216,6 +354,9 @@ void matrix_ewise_case(Case& c) {
 
 }  // namespace
 
+void run_matrix_index(Case& c) {
+  with_type(c, [&](auto t) { matrix_index_case<decltype(t)>(c); });
+}
 void run_matrix_ewise(Case& c) {
   with_type(c, [&](auto t) { matrix_ewise_case<decltype(t)>(c); });
 }
