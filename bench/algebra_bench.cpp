@@ -260,7 +260,7 @@ void Bench::spmv(const std::string& graph, const gbcuda::Matrix<bool>& G, const 
     add(std::move(r));
 #if GBCUDA_HAVE_CUDA
     // The engine alone: cuSPARSE behind the library's wrapper (the output allocated, the rows'
-    // presence marked, the descriptor kept between calls), without the GraphBLAS call around it.
+    // presence copied, the descriptor kept between calls), without the GraphBLAS call around it.
     Row e{graph, which, "gbcuda-engine", "cuda"};
     const T* x = u.store().values.data();
     const auto a = gbcuda::detail::view(A.csr(Backend::Cuda));

@@ -5,6 +5,7 @@
 // SuiteSparse:GraphBLAS on both backends.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <string>
 #include <thread>
@@ -283,6 +284,39 @@ void library_spmv_cases(Rng& rng, GrB_Semiring gs) {
     check(full, is_vxm, true, {}, false);
     check(part, is_vxm, false, {}, false);
     check(full, is_vxm, false, Descriptor{}.with_kernel(gbcuda::ProductKernel::Pull), false);
+  }
+  // The output's positions are the rows holding an entry: found by the matrix's first product,
+  // then known on the host (no wait to count them). Every row holding one: a Dense output.
+  Coo<Z> every_row = coo;
+  std::vector<bool> has_entry(static_cast<std::size_t>(n), false);
+  for (Index r : coo.rows) has_entry[std::size_t(r)] = true;
+  for (Index i = 0; i < n; ++i) {
+    if (has_entry[std::size_t(i)]) continue;
+    every_row.rows.push_back(i);
+    every_row.cols.push_back((i * 13) % n);
+    every_row.vals.push_back(random_value<Z>(rng));
+  }
+  ASSERT_GT(every_row.rows.size(), coo.rows.size()) << "the random matrix should have empty rows";
+  for (const Coo<Z>* c : {&coo, &every_row}) {
+    const bool dense = c == &every_row;
+    const gbcuda::Matrix<Z> M = gb_matrix(*c);
+    const GMat gM = grb_matrix(*c);
+    const Vector<Z> u = gb_vector(full, Backend::Cuda);
+    const GVec gu = grb_vector(full);
+    GVec gw = grb_empty_vector<Z>(n);
+    OPS_GRB(GrB_mxv(gw.v, GrB_NULL, GrB_NULL, gs, gM.m, gu.v, GrB_NULL));
+    for (int call = 0; call < 2; ++call) {
+      Vector<Z> w(n, Backend::Cuda);
+      const std::uint64_t before = gbcuda::detail::cuda::library_calls();
+      gbcuda::mxv(w, gbcuda::no_mask, gbcuda::no_accum, gbcuda::PlusTimes<Z>{}, M, u);
+      const gbcuda::HostWaits waits = gbcuda::host_waits();
+      const Index count = w.nvals();
+      EXPECT_EQ(gbcuda::detail::cuda::library_calls(), before + 1);
+      EXPECT_EQ(gbcuda::host_waits().total(), waits.total()) << "the count is known on the host";
+      EXPECT_EQ(count, dense ? n : Index(std::count(has_entry.begin(), has_entry.end(), true)));
+      EXPECT_EQ(w.form(), dense ? gbcuda::VectorForm::Dense : gbcuda::VectorForm::Bitmap);
+      EXPECT_TRUE(same_vector(tuples_of(w), tuples_of<Z>(gw.v), Check::Near, 1e-5)) << (dense ? "dense" : "bitmap");
+    }
   }
   // A pattern matrix has no values for cuSPARSE to read.
   Coo<Z> pattern = coo;

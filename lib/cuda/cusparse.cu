@@ -99,13 +99,13 @@ void check_operand(const void* row_ptr32, const void* values, Offset nnz, const 
                                           " needs stored values, 32-bit row offsets and fewer than 2^31 entries");
 }
 
-// t(i) present where row i has an entry; the count of such rows into *count.
-__global__ void rows_present_kernel(std::uint8_t* __restrict__ tb, const std::int32_t* __restrict__ row_ptr, Index n,
-                                    Index* count) {
+// present[i] = 1 where row i has an entry, else 0; the count of such rows into *count.
+__global__ void rows_present_kernel(std::uint8_t* __restrict__ present, const std::int32_t* __restrict__ row_ptr,
+                                    Index n, Index* count) {
   long long local = 0;
   for (Index i = global_thread(); i < n; i += grid_threads()) {
     const bool has = row_ptr[i + 1] > row_ptr[i];
-    tb[i] = has ? 1 : 0;
+    present[i] = has ? 1 : 0;
     local += has;
   }
   block_count_add(local, count);
@@ -135,7 +135,10 @@ __global__ void rows_unsorted_kernel(const std::int32_t* __restrict__ row_ptr, c
 
 // A matrix's SpMV state: per stream (one host thread each) its descriptor and a work space that
 // cusparseSpMV_preprocess filled once, for the repeated products cuSPARSE's preprocessing is
-// meant for (on the H100's ALG1 it measured the same as a descriptor made afresh each call).
+// meant for (it spares ALG1's partition kernel in every call); and the rows holding an entry,
+// which are the output's positions whatever the input: found once (a pass over the rows and
+// one host wait), so that each product's output gets its count on the host and its flags by
+// one copy (no flags when every row has an entry: a Dense output).
 struct SpmvEngine {
   struct PerStream {
     cudaStream_t stream = nullptr;
@@ -146,6 +149,9 @@ struct SpmvEngine {
   };
   std::mutex mu;
   std::vector<PerStream> streams;
+  bool rows_known = false;
+  Index rows_with_entries = 0;
+  Array<std::uint8_t> row_present;  // nrows flags; empty when every row has an entry
   SpmvEngine() = default;
   SpmvEngine(const SpmvEngine&) = delete;
   SpmvEngine& operator=(const SpmvEngine&) = delete;
@@ -154,6 +160,25 @@ struct SpmvEngine {
       if (p.matrix) cusparseDestroySpMat(p.matrix);
   }
 };
+
+// The rows of `rows_ptr32` (n rows) holding an entry, found on first use (under e.mu).
+Index rows_with_entries(SpmvEngine& e, const std::int32_t* row_ptr32, Index n) {
+  if (e.rows_known) return e.rows_with_entries;
+  Array<std::uint8_t> present(static_cast<std::size_t>(n), Backend::Cuda);
+  Index found = 0;
+  if (n > 0) {
+    Scratch scratch;
+    Index* count = scratch.take<Index>(1);
+    fill_bytes(count, Backend::Cuda, 0, sizeof(Index));
+    rows_present_kernel<<<grid_for(n), kBlock, 0, stream()>>>(present.data(), row_ptr32, n, count);
+    CUDA_CHECK_LAUNCH();
+    found = read_device(count);  // the flags are complete too: another stream may copy them now
+  }
+  if (found < n) e.row_present = std::move(present);
+  e.rows_with_entries = found;
+  e.rows_known = true;
+  return found;
+}
 
 }  // namespace
 
@@ -164,10 +189,16 @@ std::shared_ptr<void> make_spmv_engine() { return std::make_shared<SpmvEngine>()
 template <class Z>
 void library_spmv(VectorStore<Z>& t, const CsrView<Z>& rows, const std::int32_t* row_ptr32, const Z* u, void* engine) {
   check_operand(row_ptr32, rows.values, rows.nnz, "cusparseSpMV");
+  if (!engine) throw Error(Status::InvalidValue, "internal: cusparseSpMV without the matrix's engine state");
   ++calls;
+  auto* e = static_cast<SpmvEngine*>(engine);
   const Index n = rows.nrows;
-  VectorStore<Z> out = bitmap_output<Z>(n);
-  Index* count = fresh_count(out);
+  std::lock_guard lock(e->mu);
+  const Index present = rows_with_entries(*e, row_ptr32, n);
+  VectorStore<Z> out = VectorStore<Z>::empty(n, Backend::Cuda);
+  out.values = Array<Z>(static_cast<std::size_t>(n), Backend::Cuda);
+  out.form = present == n ? VectorForm::Dense : VectorForm::Bitmap;
+  set_nvals(out, present);
   if (rows.nnz > 0) {
     cusparseHandle_t h = handle();
     constexpr cudaDataType dt = data_type<Z>();
@@ -186,9 +217,6 @@ void library_spmv(VectorStore<Z>& t, const CsrView<Z>& rows, const std::int32_t*
     CUSPARSE_CHECK(cusparseCreateConstDnVec(&x, rows.ncols, u, dt));
     CUSPARSE_CHECK(cusparseCreateDnVec(&y, n, out.values.data(), dt));
     const Z alpha = 1, beta = 0;
-    SpmvEngine own;
-    auto* e = engine ? static_cast<SpmvEngine*>(engine) : &own;
-    std::lock_guard lock(e->mu);
     int device = 0;
     CUDA_CHECK(cudaGetDevice(&device));
     auto it = std::find_if(e->streams.begin(), e->streams.end(), [&](const SpmvEngine::PerStream& p) {
@@ -214,10 +242,8 @@ void library_spmv(VectorStore<Z>& t, const CsrView<Z>& rows, const std::int32_t*
     }
     CUSPARSE_CHECK(cusparseSpMV(h, op, &alpha, it->matrix, x, &beta, y, dt, alg, it->work.data()));
   }
-  if (n > 0) {
-    rows_present_kernel<<<grid_for(n), kBlock, 0, stream()>>>(out.bitmap.data(), row_ptr32, n, count);
-    CUDA_CHECK_LAUNCH();
-  }
+  // The flags after the product is enqueued: the GPU starts on the product while the host is here.
+  if (present < n) out.bitmap = e->row_present.clone();
   t = std::move(out);
 }
 

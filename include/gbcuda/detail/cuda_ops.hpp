@@ -134,12 +134,12 @@ Csr<Z> mxm_dot(const CsrView<bool>& mask, const SemiringCode& s, const TypedCsr&
 // double, every operand of that type with its values stored, fewer than 2^31 entries (its 32-bit
 // indices; row_ptr32 are a matrix's row offsets in 32 bits, detail::device_row_offsets32).
 // t = rows * u (cusparseSpMV), u of rows.ncols values all present: t(i) present where row i has
-// an entry (GraphBLAS's rule for a full input). t: Bitmap, count in device memory. `engine`: the
-// matrix's state from make_spmv_engine() (device_engine_state), which keeps each stream's
-// descriptor and preprocessed work space between calls; nullptr: made for this call alone.
+// an entry (GraphBLAS's rule for a full input). t: Dense when every row has an entry, else
+// Bitmap; its count on the host. `engine`: the matrix's state from make_spmv_engine()
+// (device_engine_state), which keeps each stream's descriptor and preprocessed work space and
+// the rows holding an entry (found by the first call, which waits once for the GPU).
 template <class Z>
-void library_spmv(VectorStore<Z>& t, const CsrView<Z>& rows, const std::int32_t* row_ptr32, const Z* u,
-                  void* engine = nullptr);
+void library_spmv(VectorStore<Z>& t, const CsrView<Z>& rows, const std::int32_t* row_ptr32, const Z* u, void* engine);
 std::shared_ptr<void> make_spmv_engine();
 // C = A * B (cusparseSpGEMM), columns sorted within each row; Error(OutOfMemory) when cuSPARSE's
 // work space does not fit, Error(InvalidValue) when C would have 2^31 entries or more.
