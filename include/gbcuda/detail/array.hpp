@@ -24,8 +24,9 @@ namespace gbcuda::detail {
 // returns, and synchronize() waits for everything this thread queued. Both are counted
 // (host_waits()). Objects passed between threads order their device work with StreamUse
 // (stream_use.hpp).
+// `bytes` in free_bytes: the size asked for when `p` was allocated.
 void* allocate_bytes(std::size_t bytes, Backend where);
-void free_bytes(void* p, Backend where) noexcept;
+void free_bytes(void* p, Backend where, std::size_t bytes) noexcept;
 // Hands the device memory the library's pool holds unused back to the driver (after waiting for
 // the calling thread's stream), for a library that allocates outside the pool (cuSPARSE's work
 // space) and found too little. No-op without CUDA.
@@ -97,6 +98,7 @@ class Array {
   Array() = default;
   Array(std::size_t n, Backend where) : n_(n), where_(where) {
     if (n_ > 0) ptr_ = static_cast<T*>(allocate_bytes(n_ * sizeof(T), where_));
+    allocated_ = n_;
   }
   Array(const std::vector<T>& v, Backend where) : Array(v.size(), where) {
     if (n_ == 0) return;
@@ -119,6 +121,7 @@ class Array {
       a.owner_ = new std::vector<T>(std::move(v));
       a.ptr_ = a.owner_->data();
       a.n_ = a.owner_->size();
+      a.allocated_ = a.n_;
       return a;
     }
   }
@@ -133,6 +136,7 @@ class Array {
         owner_ = nullptr;
         ptr_ = nullptr;
         n_ = 0;
+        allocated_ = 0;
         return v;
       }
     }
@@ -147,6 +151,7 @@ class Array {
   Array(Array&& o) noexcept
       : ptr_(std::exchange(o.ptr_, nullptr)),
         n_(std::exchange(o.n_, 0)),
+        allocated_(std::exchange(o.allocated_, 0)),
         where_(o.where_),
         owner_(std::exchange(o.owner_, nullptr)) {}
   Array& operator=(Array&& o) noexcept {
@@ -154,6 +159,7 @@ class Array {
       reset();
       ptr_ = std::exchange(o.ptr_, nullptr);
       n_ = std::exchange(o.n_, 0);
+      allocated_ = std::exchange(o.allocated_, 0);
       where_ = o.where_;
       owner_ = std::exchange(o.owner_, nullptr);
     }
@@ -200,10 +206,11 @@ class Array {
   }
   void reset() noexcept {
     if (owner_) delete owner_;
-    else if (ptr_) free_bytes(ptr_, where_);
+    else if (ptr_) free_bytes(ptr_, where_, allocated_ * sizeof(T));
     owner_ = nullptr;
     ptr_ = nullptr;
     n_ = 0;
+    allocated_ = 0;
   }
   // Keeps the first min(n, size()) elements: size() becomes that, and the allocation stays whole
   // until the array frees it (shrinking to 0 frees it now). For a buffer filled up to a count
@@ -217,6 +224,7 @@ class Array {
  private:
   T* ptr_ = nullptr;
   std::size_t n_ = 0;
+  std::size_t allocated_ = 0;  // elements allocated (shrink() keeps the allocation whole)
   Backend where_ = Backend::Host;
   std::vector<T>* owner_ = nullptr;  // adopt(): the vector whose buffer ptr_ is (host memory)
 };
