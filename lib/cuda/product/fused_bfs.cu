@@ -52,15 +52,18 @@ struct FusedArgs {
   int max_levels = 0;
   bool blind_claims_ok = false;  // blind_claims_allowed() for the visited bitmap
   TailState* tail = nullptr;     // the barrier-free tail's state, or null: level-synchronous throughout
+  Index init_source = -1;        // >= 0: the search's first launch, which sets up its state first
 };
 
 // Dynamic shared memory of the bodies' queues (one body at a time).
 std::size_t fused_queue_smem_bytes(const Capacities& caps) { return body_queue_smem_bytes<FusedTarget>(caps); }
 
-// The search's state in one launch: levels and parents -1 but the source's, the visited bitmap
-// holding the source alone, the first launch's level counters and the tail's state zeroed, the
-// source queued: one launch in the search's time, not five memsets and a one-thread kernel.
-__global__ void init_kernel(FusedArgs a, Index source) {
+// The search's state, by the first launch's grid before its first level: levels and parents -1
+// but the source's, the visited bitmap holding the source alone, the level counters and the
+// tail's state zeroed, the source queued. Inside the search's one launch rather than five
+// memsets and a kernel before it: each launch is a few microseconds of the host's enqueueing
+// that the GPU waits for.
+__device__ void init_search(const FusedArgs& a, Index source) {
   const Vid s = Vid(source);
   const Index n = a.t.g.n, words = (n + 31) / 32;
   for (Index i = global_thread(); i < n; i += grid_threads()) {
@@ -105,6 +108,10 @@ __global__ void __launch_bounds__(kThreads, 1) fused_kernel(FusedArgs a) {
     wide_level() = wide_level_for(c.kernel != int(ProductKernel::Pull), c.frontier_edges, c.unexplored_edges,
                                   ull(a.t.g.nnz), a.blind_claims_ok);
   };
+  if (a.init_source >= 0) {
+    init_search(a, a.init_source);
+    grid.sync();
+  }
   if (threadIdx.x == 0) {
     s_c = load_control(a.ctl);
     set_wide_level(s_c);
@@ -392,12 +399,11 @@ TailStatus fused_search(const Graph& g, Index source, bool parents, const Produc
 
   Event start, stop;
   CUDA_CHECK(cudaEventRecord(start.e, stream()));
-  init_kernel<<<grid_for(n), kBlock, 0, stream()>>>(a, source);
-  CUDA_CHECK_LAUNCH();
   const std::size_t smem = launch.smem;  // opted in by fused_launch()
   int first_level = 1;
   for (bool first_launch = true;; first_launch = false) {
-    if (!first_launch) slots.fill_bytes_with(0);  // the first launch's: init_kernel
+    a.init_source = first_launch ? source : -1;
+    if (!first_launch) slots.fill_bytes_with(0);  // the first launch's: init_search
     void* params[] = {&a};
     CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(fused_kernel), dim3(unsigned(blocks)),
                                            dim3(kThreads), params, smem, stream()));
