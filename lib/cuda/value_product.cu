@@ -6,9 +6,9 @@
 // pull (u Bitmap or Dense): a tile of G threads per row of `rows` (G = 1, 8 or 32 by the average
 //   row length; a monoid with a terminal value stops a row early). Rows of 32 tile lengths or
 //   more are not left to one tile (a Kronecker hub of 10^5 entries would keep one warp busy
-//   long after the rest finished): the tile lists them, and a second pass cuts them into
-//   chunks of kChunk entries spread over every block, each chunk's block sum combined into
-//   the row with one atomic.
+//   long after the rest finished): the tile lists them, and a second pass deals their entries
+//   out to the blocks in equal contiguous shares (at least kChunk each), each block's part of
+//   a row combined into it with one atomic.
 // push (u Sparse): the edges of u's entries are numbered by a scan of their lengths and spread
 //   evenly over the threads (a thread finds its entry by binary search); each term is combined
 //   into its output position with an atomic of the monoid.
@@ -29,7 +29,7 @@ namespace {
 
 namespace cg = cooperative_groups;
 
-constexpr Offset kChunk = 4096;  // entries per chunk of a long row (16 per thread of a block)
+constexpr Offset kChunk = 4096;  // the least a block's share of the long rows' entries (16 a thread)
 // Rows of at least 32 tile lengths (32 steps of a tile), at most 1024 entries, go to the chunked
 // pass: a Kronecker row of 1000 entries kept one 8-lane tile busy for 125 steps, the tail of the
 // whole pull (kron:20:16 on the H100).
@@ -225,12 +225,12 @@ struct Gate {
   __device__ bool closed() const { return flag != nullptr && *flag != want; }
 };
 
-// The long rows a pull handed to the chunked pass: their rows, and after the numbering pass each
-// one's first chunk and whether a chunk has given it a term yet.
+// The long rows a pull handed to the second pass: their rows, and after the numbering pass each
+// one's first entry in their concatenation and whether a share has given it a term yet.
 struct LongRows {
   Index* count;        // rows listed
   Vid* rows;           // capacity entries
-  Index* first_chunk;  // capacity + 1 entries: exclusive prefix of the chunk counts
+  Index* first_entry;  // capacity + 1 entries: exclusive prefix of the listed rows' lengths
   int* has;            // capacity entries
   Index capacity;
   Offset min_length;  // rows this long or longer are listed
@@ -255,7 +255,7 @@ __global__ void __launch_bounds__(kBlock)
         if (lane == 0) {
           const Index slot = static_cast<Index>(atomicAdd(reinterpret_cast<unsigned long long*>(lr.count), 1ull));
           lr.rows[slot] = static_cast<Vid>(i);
-          tv[i] = acc;  // the chunks combine into the identity
+          tv[i] = acc;  // the shares combine into the identity
         }
       } else {
         for (Offset p0 = begin; p0 < end; p0 += G) {
@@ -286,24 +286,31 @@ __global__ void __launch_bounds__(kBlock)
   block_count_add(local, count);
 }
 
-// chunks[j] = the chunks of listed row j, 0 past the list (so an exclusive sum over the capacity
+// lengths[j] = the entries of listed row j, 0 past the list (so an exclusive sum over the capacity
 // numbers them all, its last element the total); clears the rows' flags.
-__global__ void chunk_counts_kernel(LongRows lr, const Offset* __restrict__ row_ptr, Index* __restrict__ chunks) {
+__global__ void row_lengths_kernel(LongRows lr, const Offset* __restrict__ row_ptr, Index* __restrict__ lengths) {
   const Index listed = *lr.count;
   for (Index j = global_thread(); j <= lr.capacity; j += grid_threads()) {
-    Index c = 0;
+    Index len = 0;
     if (j < listed) {
       const Vid r = lr.rows[j];
-      c = (row_ptr[r + 1] - row_ptr[r] + kChunk - 1) / kChunk;
+      len = row_ptr[r + 1] - row_ptr[r];
     }
-    chunks[j] = c;
+    lengths[j] = len;
     if (j < lr.capacity) lr.has[j] = 0;
   }
 }
 
-// One block per chunk of a long row (blocks stride over the chunks): the block's sum of the
-// chunk's terms, combined into the row with one atomic; the first chunk with a term marks the
-// row present and counts it.
+// The long rows' entries, one after another, dealt out to the blocks in equal contiguous shares
+// of at least kChunk: a block finds the row its share starts in by one binary search and walks
+// on, summing its part of each row (each thread kLongUnroll entries a step, their loads issued
+// before any is used) and combining that into the row with one atomic; the first part with a
+// term marks the row present and counts it. (A block a chunk of 4096 entries, with a search and
+// a block-wide combine each, took 1.2 ms of kron:22:16's float pull on the H200 against 0.58 ms
+// for all the short rows; shares of whole chunks left the blocks among rows of one partial chunk
+// with half the work of those among hubs.)
+constexpr int kLongUnroll = 4;
+
 template <bool kDirect, class Z>
 __global__ void __launch_bounds__(kBlock)
     long_rows_kernel(std::uint8_t* __restrict__ tb, Z* __restrict__ tv, DeviceSemiring<Z> s, TypedCsr a, TypedVec u,
@@ -311,25 +318,45 @@ __global__ void __launch_bounds__(kBlock)
   __shared__ bool warp_has[kBlock / 32];
   __shared__ Z warp_acc[kBlock / 32];
   const Index rows = *lr.count;
-  const Index chunks = lr.first_chunk[rows];
-  for (Index c = blockIdx.x; c < chunks; c += gridDim.x) {
-    Index lo = 0, hi = rows;  // the last row j whose first chunk is <= c
-    while (hi - lo > 1) {
-      const Index mid = (lo + hi) / 2;
-      if (lr.first_chunk[mid] <= c) lo = mid;
-      else hi = mid;
-    }
-    const Index j = lo;
+  const Index total = lr.first_entry[rows];
+  const Index share = max((total + gridDim.x - 1) / gridDim.x, Index(kChunk));
+  const Index e_begin = Index(blockIdx.x) * share;
+  const Index e_end = min(total, e_begin + share);
+  if (e_begin >= e_end) return;  // the whole block: no barrier is left waiting
+  Index lo = 0, hi = rows;       // the last row j whose first entry is <= e_begin
+  while (hi - lo > 1) {
+    const Index mid = (lo + hi) / 2;
+    if (lr.first_entry[mid] <= e_begin) lo = mid;
+    else hi = mid;
+  }
+  for (Index j = lo, e = e_begin; e < e_end; ++j) {
+    const Index row_first = lr.first_entry[j];
+    const Index part_end = min(e_end, lr.first_entry[j + 1]);  // this block's entries of row j: [e, part_end)
     const Vid r = lr.rows[j];
-    const Offset begin = a.row_ptr[r] + (c - lr.first_chunk[j]) * kChunk;
-    const Offset end = min(a.row_ptr[r + 1], begin + kChunk);
+    const Offset row_begin = a.row_ptr[r];
+    const Offset begin = row_begin + (e - row_first), end = row_begin + (part_end - row_first);
+    e = part_end;
     bool has = false;
     Z acc = s.identity();
-    for (Offset p = begin + threadIdx.x; p < end; p += kBlock) {
-      const Vid k = a.col_idx[p];
-      if (u.present(k)) {
-        const Z t = s.template term<kDirect>(a.values, p, u.values, k, k);
-        acc = has ? s.add(acc, t) : t;
+    for (Offset p0 = begin + threadIdx.x; p0 < end; p0 += Offset(kBlock) * kLongUnroll) {
+      Vid k[kLongUnroll];
+      bool in[kLongUnroll];
+#pragma unroll
+      for (int q = 0; q < kLongUnroll; ++q) {
+        const Offset p = p0 + Offset(q) * kBlock;
+        in[q] = p < end;
+        k[q] = in[q] ? a.col_idx[p] : 0;
+      }
+#pragma unroll
+      for (int q = 0; q < kLongUnroll; ++q) in[q] = in[q] && u.present(k[q]);
+      Z t[kLongUnroll];
+#pragma unroll
+      for (int q = 0; q < kLongUnroll; ++q)
+        if (in[q]) t[q] = s.template term<kDirect>(a.values, p0 + Offset(q) * kBlock, u.values, k[q], k[q]);
+#pragma unroll
+      for (int q = 0; q < kLongUnroll; ++q) {
+        if (!in[q]) continue;
+        acc = has ? s.add(acc, t[q]) : t[q];
         has = true;
       }
     }
@@ -546,15 +573,15 @@ void pull_into(VectorStore<Z>& out, Index* count, const MaskView& m, const Devic
   LongRows lr{};
   lr.min_length = long_row_min(tile);
   const bool split_long = rows.nnz >= lr.min_length;
-  Index* chunks = nullptr;
+  Index* lengths = nullptr;
   if (split_long) {
     lr.capacity = std::min<Index>(n, rows.nnz / lr.min_length);
     const auto cap = static_cast<std::size_t>(lr.capacity);
     lr.count = scratch.take<Index>(1);
     lr.rows = scratch.take<Vid>(cap);
-    lr.first_chunk = scratch.take<Index>(cap + 1);
+    lr.first_entry = scratch.take<Index>(cap + 1);
     lr.has = scratch.take<int>(cap);
-    chunks = scratch.take<Index>(cap + 1);
+    lengths = scratch.take<Index>(cap + 1);
     fill_bytes(lr.count, Backend::Cuda, 0, sizeof(Index));
   }
   auto run = [&](auto direct_tag) {
@@ -564,13 +591,13 @@ void pull_into(VectorStore<Z>& out, Index* count, const MaskView& m, const Devic
     else launch_pull_rows<32, kDirect>(out, m, s, rows, u, lr, split_long, count, gate);
     if (split_long) {
       // Ungated: a pull that did not run listed no long row, and these then do nothing.
-      chunk_counts_kernel<<<grid_for(lr.capacity + 1), kBlock, 0, stream()>>>(lr, rows.row_ptr, chunks);
+      row_lengths_kernel<<<grid_for(lr.capacity + 1), kBlock, 0, stream()>>>(lr, rows.row_ptr, lengths);
       CUDA_CHECK_LAUNCH();
       run_cub(scratch, [&](void* temp, std::size_t& bytes) {
-        return cub::DeviceScan::ExclusiveSum(temp, bytes, chunks, lr.first_chunk, lr.capacity + 1, stream());
+        return cub::DeviceScan::ExclusiveSum(temp, bytes, lengths, lr.first_entry, lr.capacity + 1, stream());
       });
-      const Index max_chunks = (rows.nnz + kChunk - 1) / kChunk + lr.capacity;
-      const auto blocks = static_cast<unsigned>(std::clamp<Index>(max_chunks, 1, kDeviceCountBlocks));
+      const Index max_shares = (rows.nnz + kChunk - 1) / kChunk;
+      const auto blocks = static_cast<unsigned>(std::clamp<Index>(max_shares, 1, kDeviceCountBlocks));
       long_rows_kernel<kDirect>
           <<<blocks, kBlock, 0, stream()>>>(out.bitmap.data(), out.values.data(), s, rows, u, lr, count);
       CUDA_CHECK_LAUNCH();
