@@ -432,7 +432,7 @@ void free_bytes(void* p, Backend where, std::size_t bytes) noexcept {
     s = stream();
   } catch (...) {
   }
-  if (bytes <= SmallBlocks::kMaxBytes && s != nullptr) {
+  if (bytes <= SmallBlocks::kMaxBytes) {  // the registry forgets the block whatever becomes of it
     int dev = -1, cls = -1;
     {
       SmallBlockRegistry& r = small_block_registry();
@@ -443,7 +443,7 @@ void free_bytes(void* p, Backend where, std::size_t bytes) noexcept {
         r.live.erase(it);
       }
     }
-    if (cls >= 0 && dev == t_stream_device) {
+    if (cls >= 0 && dev == t_stream_device && s != nullptr) {
       auto& kept = t_resources.small.kept[cls];
       if (kept.size() < SmallBlocks::kKeptPerClass) {
         try {
