@@ -4,7 +4,7 @@
 // a small graph (one_block_product(), where the barriers between phases are the block's):
 //
 //   A   every block: zero the product's claimed bits (and the input bitmap a pull may need), the
-//       output's count and trace. grid barrier.
+//       output's count and trace. barrier.
 //   A2  only when needed (u not a sparse list, no trace of u for this matrix, or LorLand): turn u
 //       into the list a push walks and the bitmap a pull reads, summing its out-edges. barrier.
 //   B   every block evaluates choose_product_kernel() on the same device-side counts (u's count,
@@ -114,7 +114,7 @@ __global__ void __launch_bounds__(kThreads, 1) product_kernel(ProductArgs<Z, K> 
   __shared__ FewRowsShared fs;
   __shared__ SingleShared ss;
   __shared__ ull s_sum;
-  const PhaseBarrier<kOneBlock> grid;
+  const PhaseBarrier<kOneBlock> barrier;
   const Graph& g = a.t.g;
   const Index in_words = (a.u_n + 31) / 32;
   const Index out_words = (g.n + 31) / 32;
@@ -140,7 +140,7 @@ __global__ void __launch_bounds__(kThreads, 1) product_kernel(ProductArgs<Z, K> 
       if constexpr (kTerms) a.ftrue[w] = 0;
     }
   }
-  grid.sync();
+  barrier.sync();
 
   const Index count = a.u_count_dev ? Index(__ldcg(reinterpret_cast<const ull*>(a.u_count_dev))) : a.u_count;
 
@@ -180,7 +180,7 @@ __global__ void __launch_bounds__(kThreads, 1) product_kernel(ProductArgs<Z, K> 
       }
     }
     if (need_edges) block_add(edges, &a.counters->edges, &s_sum);
-    grid.sync();
+    barrier.sync();
   }
 
   // ---- B: the decision, the same in every block ----
@@ -236,7 +236,7 @@ __global__ void __launch_bounds__(kThreads, 1) product_kernel(ProductArgs<Z, K> 
         if constexpr (kTerms)
           if (a.u_vals[p]) atomicOr(a.ftrue + (v >> 5), 1u << (v & 31));
       }
-      grid.sync();
+      barrier.sync();
     }
     Tgt t = a.t;
     t.term = false;  // the pull writes each entry's own term
@@ -246,7 +246,7 @@ __global__ void __launch_bounds__(kThreads, 1) product_kernel(ProductArgs<Z, K> 
     d.lane_steps = pull_lane_steps(a.u_n, count);
     pull_level(t, 0, a.fin, k, d, smem, &s_sum);
     if (!d.v) return;
-    grid.sync();
+    barrier.sync();
     if (__ldcg(d.packed) != 0) pull_deferred_rows(t, 0, a.fin, k, d, &s_sum);
     return;
   }
@@ -259,7 +259,7 @@ __global__ void __launch_bounds__(kThreads, 1) product_kernel(ProductArgs<Z, K> 
     t.term = pass == 0;
     const Vid* pin = pass == 0 ? in : a.list_false;
     const Index psize = pass == 0 ? size : false_size;
-    if (pass == 1) grid.sync();
+    if (pass == 1) barrier.sync();
     if (psize == 0) continue;
     if (kind == ProductKernel::SingleBlock && !few_long_rows(psize, info.frontier_edges)) {
       if (blockIdx.x == 0) {
