@@ -59,6 +59,146 @@ GMat grb_empty_matrix(Index r, Index c) {
   return g;
 }
 
+// GxB_Matrix_pack_CSC / pack_HyperCSR and their unpacks on random matrices (empty rows, duplicate
+// coordinates, an empty shape): the matrix each form describes against GraphBLAS's build of the
+// same coordinates, and the unpacked arrays against GrB_Matrix_export's CSC and CSR.
+TEST(MatrixPack, CscAndHypersparseMatchGraphBLAS) {
+  Rng rng(17);
+  for (auto shape : {std::pair<Index, Index>{300, 300}, {120, 410}, {0, 5}, {6, 1}}) {
+    const auto [nr, nc] = shape;
+    const Coo<double> coo = random_matrix<double>(rng, nr, nc, 4.0);
+    const GMat gA = grb_matrix(coo);
+    const Entries<double> want = entries_of<double>(gA.m);
+    const std::string what = std::to_string(nr) + " x " + std::to_string(nc);
+    // Each column's coordinates (rows and the order of duplicates as given), and each row's.
+    auto compressed = [&](bool by_column) {
+      const Index majors = by_column ? nc : nr;
+      std::vector<gbcuda::Offset> ptr(static_cast<std::size_t>(majors) + 1, 0);
+      for (std::size_t e = 0; e < coo.rows.size(); ++e) ++ptr[std::size_t(by_column ? coo.cols[e] : coo.rows[e]) + 1];
+      for (Index k = 0; k < majors; ++k) ptr[k + 1] += ptr[k];
+      std::vector<gbcuda::Vid> idx(coo.rows.size());
+      std::vector<double> val(coo.rows.size());
+      std::vector<gbcuda::Offset> at(ptr.begin(), ptr.end() - 1);
+      for (std::size_t e = 0; e < coo.rows.size(); ++e) {
+        const auto q = std::size_t(at[std::size_t(by_column ? coo.cols[e] : coo.rows[e])]++);
+        idx[q] = gbcuda::Vid(by_column ? coo.rows[e] : coo.cols[e]);
+        val[q] = coo.vals[e];
+      }
+      return std::tuple{ptr, idx, val};
+    };
+    auto [cp, ri, cv] = compressed(true);
+    const Matrix<double> A = Matrix<double>::from_csc(nr, nc, cp, ri, cv);
+    EXPECT_EQ(entries_of(A), want) << "from_csc " << what;
+    Entries<double> want_t;
+    for (const auto& [ij, x] : want) want_t[{ij.second, ij.first}] = x;
+    EXPECT_EQ(entries_of(A.transpose()), want_t) << "from_csc's transpose " << what;
+
+    auto [rp, ci, rv] = compressed(false);
+    std::vector<Index> rows;
+    std::vector<gbcuda::Offset> hp{0};
+    for (Index i = 0; i < nr; ++i)
+      if (rp[i + 1] > rp[i]) {
+        rows.push_back(i);
+        hp.push_back(rp[i + 1]);
+      }
+    const Matrix<double> H = Matrix<double>::from_hyper_csr(nr, nc, rows, hp, ci, rv);
+    EXPECT_EQ(entries_of(H), want) << "from_hyper_csr " << what;
+
+    // The arrays GraphBLAS exports, in CSC and CSR.
+    auto exported = [&](GrB_Format format) {
+      GrB_Index np = 0, ni = 0, nx = 0;
+      OPS_GRB(GrB_Matrix_exportSize(&np, &ni, &nx, format, gA.m));
+      std::vector<GrB_Index> p(np + 1), i(ni + 1);
+      std::vector<double> x(nx + 1);
+      OPS_GRB(GrB_Matrix_export_FP64(p.data(), i.data(), x.data(), &np, &ni, &nx, format, gA.m));
+      return std::tuple{std::vector<gbcuda::Offset>(p.begin(), p.begin() + std::ptrdiff_t(np)),
+                        std::vector<gbcuda::Vid>(i.begin(), i.begin() + std::ptrdiff_t(ni)),
+                        std::vector<double>(x.begin(), x.begin() + std::ptrdiff_t(nx))};
+    };
+    const auto [gp, gi, gx] = exported(GrB_CSC_FORMAT);
+    Matrix<double> U = A;  // a copy shares the storage: unpacking copies, A keeps its entries
+    const gbcuda::CscVectors<double> u = U.unpack_csc();
+    EXPECT_EQ(u.nrows, nr);
+    EXPECT_EQ(u.ncols, nc);
+    EXPECT_EQ(u.col_ptr, gp) << what;
+    EXPECT_EQ(u.row_idx, gi) << what;
+    EXPECT_EQ(u.values, gx) << what;
+    EXPECT_EQ(U.nvals(), 0);
+    EXPECT_EQ(U.nrows(), nr);
+    EXPECT_EQ(A.nvals(), Index(want.size()));
+    const auto [hp_g, hi_g, hx_g] = exported(GrB_CSR_FORMAT);
+    Matrix<double> V = H;
+    const gbcuda::HyperCsrVectors<double> h = V.unpack_hyper_csr();
+    EXPECT_EQ(h.rows, rows) << what;
+    EXPECT_EQ(h.col_idx, hi_g) << what;
+    EXPECT_EQ(h.values, hx_g) << what;
+    ASSERT_EQ(h.row_ptr.size(), h.rows.size() + 1);
+    for (std::size_t k = 0; k < h.rows.size(); ++k) EXPECT_EQ(h.row_ptr[k + 1], hp_g[std::size_t(h.rows[k]) + 1]);
+    EXPECT_EQ(V.nvals(), 0);
+  }
+}
+
+// Packing moves the vectors in and unpacking moves them back out, without a copy: a CSC becomes
+// the matrix's cached transpose. Bad arrays are refused with the form's own names.
+TEST(MatrixPack, CscAndHypersparseWithoutCopiesAndTheirErrors) {
+  std::vector<gbcuda::Offset> cp{0, 1, 3, 3};
+  std::vector<gbcuda::Vid> ri{2, 0, 1};
+  std::vector<double> cv{1.5, 2.5, 3.5};
+  const gbcuda::Vid* ri0 = ri.data();
+  const double* cv0 = cv.data();
+  auto A = Matrix<double>::from_csc(3, 3, std::move(cp), std::move(ri), std::move(cv));
+  EXPECT_EQ(A.transpose().csr().col_idx.data(), ri0);
+  EXPECT_EQ(entries_of(A), (Entries<double>{{{2, 0}, 1.5}, {{0, 1}, 2.5}, {{1, 1}, 3.5}}));
+  const gbcuda::CscVectors<double> back = A.unpack_csc();
+  EXPECT_EQ(back.row_idx.data(), ri0);
+  EXPECT_EQ(back.values.data(), cv0);
+  EXPECT_EQ(back.col_ptr, (std::vector<gbcuda::Offset>{0, 1, 3, 3}));
+  EXPECT_EQ(A.nvals(), 0);
+  // A pattern: no values, its iso value; rows within a column in any order.
+  auto P = Matrix<bool>::from_csc(2, 2, {0, 2, 2}, {1, 0});
+  const gbcuda::CscVectors<bool> p = P.unpack_csc();
+  EXPECT_TRUE(p.values.empty());
+  EXPECT_TRUE(p.iso_value);
+  EXPECT_EQ(p.row_idx, (std::vector<gbcuda::Vid>{0, 1}));
+
+  std::vector<gbcuda::Vid> ci{4, 1, 3};
+  const gbcuda::Vid* ci0 = ci.data();
+  auto H = Matrix<double>::from_hyper_csr(1000, 5, {7, 900}, {0, 1, 3}, std::move(ci), {1.0, 2.0, 3.0});
+  EXPECT_EQ(H.csr().col_idx.data(), ci0);
+  EXPECT_EQ(H.csr().row_ptr.size(), 1001u);
+  const gbcuda::HyperCsrVectors<double> h = H.unpack_hyper_csr();
+  EXPECT_EQ(h.rows, (std::vector<Index>{7, 900}));
+  EXPECT_EQ(h.row_ptr, (std::vector<gbcuda::Offset>{0, 1, 3}));
+  EXPECT_EQ(h.col_idx.data(), ci0);
+  EXPECT_EQ(h.col_idx, (std::vector<gbcuda::Vid>{4, 1, 3}));
+
+  auto status = [](auto&& f) -> std::pair<std::optional<gbcuda::Status>, std::string> {
+    try {
+      f();
+    } catch (const gbcuda::Error& e) {
+      return {e.status(), e.what()};
+    }
+    return {std::nullopt, "no error"};
+  };
+  using gbcuda::Status;
+  auto s = status([] { Matrix<double>::from_csc(3, 2, {0, 1}, {0}); });
+  EXPECT_EQ(s.first, Status::InvalidValue);
+  EXPECT_NE(s.second.find("from_csc: col_ptr has 2 entries, expected 3"), std::string::npos) << s.second;
+  s = status([] { Matrix<double>::from_csc(3, 2, {0, 1, 1}, {3}); });
+  EXPECT_EQ(s.first, Status::InvalidIndex);
+  EXPECT_NE(s.second.find("from_csc: row index 3 out of range [0, 3)"), std::string::npos) << s.second;
+  s = status([] { Matrix<double>::from_hyper_csr(10, 4, {5, 5}, {0, 1, 2}, {0, 1}); });
+  EXPECT_EQ(s.first, Status::InvalidValue);
+  EXPECT_NE(s.second.find("strictly ascending"), std::string::npos) << s.second;
+  s = status([] { Matrix<double>::from_hyper_csr(10, 4, {10}, {0, 1}, {0}); });
+  EXPECT_EQ(s.first, Status::InvalidIndex);
+  s = status([] { Matrix<double>::from_hyper_csr(10, 4, {1}, {0, 2}, {0}); });
+  EXPECT_EQ(s.first, Status::InvalidValue);
+  EXPECT_NE(s.second.find("from_hyper_csr: row_ptr must start at 0 and end at the number of entries"),
+            std::string::npos)
+      << s.second;
+}
+
 TEST_P(MatrixOps, SelectMatchesGraphBLAS) {
   Rng rng(5);
   for (auto shape : {std::pair<Index, Index>{300, 300}, {200, 350}}) {

@@ -63,6 +63,33 @@ struct CsrVectors {
   T iso_value = T(1);
 };
 
+// A CSC in std::vectors (Matrix::unpack_csc): column j holds the rows row_idx[col_ptr[j] ..
+// col_ptr[j + 1]), ascending, no duplicates; `values` empty for a pattern (every value
+// `iso_value`).
+template <class T>
+struct CscVectors {
+  Index nrows = 0;
+  Index ncols = 0;
+  std::vector<Offset> col_ptr;  // ncols + 1
+  std::vector<Vid> row_idx;
+  std::vector<T> values;
+  T iso_value = T(1);
+};
+
+// A hypersparse CSR in std::vectors (Matrix::unpack_hyper_csr): only the rows holding an entry,
+// listed in `rows` (ascending); row rows[k] holds the columns col_idx[row_ptr[k] ..
+// row_ptr[k + 1]), ascending, no duplicates.
+template <class T>
+struct HyperCsrVectors {
+  Index nrows = 0;
+  Index ncols = 0;
+  std::vector<Index> rows;
+  std::vector<Offset> row_ptr;  // rows.size() + 1
+  std::vector<Vid> col_idx;
+  std::vector<T> values;
+  T iso_value = T(1);
+};
+
 template <class T>
 class Matrix;
 namespace detail {
@@ -109,6 +136,19 @@ class Matrix {
   // once and unsorted rows are sorted in place (combining duplicates rebuilds the row offsets).
   static Matrix from_csr(Index nrows, Index ncols, std::vector<Offset> row_ptr, std::vector<Vid> col_idx,
                          std::vector<T> values = {}, DuplicatePolicy dup = DuplicatePolicy::Sum);
+  // From CSC arrays (GxB_Matrix_pack_CSC): column j holds the rows row_idx[col_ptr[j] ..
+  // col_ptr[j + 1]), in any order; duplicates within a column are combined by `dup`. The
+  // vectors moved in are taken over without a copy as the CSR of A', which the matrix keeps as its
+  // transpose() (the rows a pull walks); A's own CSR is built from them once (a transpose).
+  static Matrix from_csc(Index nrows, Index ncols, std::vector<Offset> col_ptr, std::vector<Vid> row_idx,
+                         std::vector<T> values = {}, DuplicatePolicy dup = DuplicatePolicy::Sum);
+  // From a hypersparse CSR (GxB_Matrix_pack_HyperCSR): the listed `rows` (strictly ascending, in
+  // [0, nrows)), row rows[k] holding the columns col_idx[row_ptr[k] .. row_ptr[k + 1]); every
+  // other row is empty. col_idx and values are taken over as from_csr takes them; the full row
+  // offsets (8 bytes a row) are built from the list.
+  static Matrix from_hyper_csr(Index nrows, Index ncols, std::vector<Index> rows, std::vector<Offset> row_ptr,
+                               std::vector<Vid> col_idx, std::vector<T> values = {},
+                               DuplicatePolicy dup = DuplicatePolicy::Sum);
   // Adopt an already valid CSR (sorted rows, no duplicates) in any backend's memory, e.g. one
   // built on the GPU by a generator. Not checked beyond sizes. A caller that knows whether the
   // structure is symmetric says so, which spares computing it (a transpose) later.
@@ -156,6 +196,14 @@ class Matrix {
   // vectors (from_csr with moved-in vectors, from_coo, the file readers), else by one copy (a
   // copy of this Matrix keeps its entries either way).
   CsrVectors<T> unpack_csr();
+  // The CSC moved out (GxB_Matrix_unpack_CSC): the CSR of A' (transpose(), computed first when not
+  // cached), without a copy when that transpose is held by this matrix alone and lives in host
+  // memory built from vectors (a matrix made by from_csc, say), else by one copy; this matrix left
+  // with its shape and no entries.
+  CscVectors<T> unpack_csc();
+  // The hypersparse CSR moved out (GxB_Matrix_unpack_HyperCSR): col_idx and values as unpack_csr()
+  // gives them, the list of rows holding an entry and their offsets built (a pass over the rows).
+  HyperCsrVectors<T> unpack_hyper_csr();
 
   // The CSR in `where`'s memory (copied there once, then cached). On the GPU the calling
   // thread's stream is ordered after the copy (and after whatever built it on another thread).

@@ -313,6 +313,54 @@ CsrVectors<T> Matrix<T>::unpack_csr() try {
 }
 
 template <class T>
+CscVectors<T> Matrix<T>::unpack_csc() try {
+  settle();
+  CscVectors<T> out;
+  out.nrows = nrows();
+  out.ncols = ncols();
+  // A' shares its store with A's cache until A lets go of it: then, held by nobody else, its CSR
+  // moves out without a copy.
+  Matrix<T> At = transpose();
+  *this = Matrix<T>(out.nrows, out.ncols);
+  CsrVectors<T> t = At.unpack_csr();
+  out.col_ptr = std::move(t.row_ptr);
+  out.row_idx = std::move(t.col_idx);
+  out.values = std::move(t.values);
+  out.iso_value = t.iso_value;
+  return out;
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("Matrix::unpack_csc");
+}
+
+template <class T>
+HyperCsrVectors<T> Matrix<T>::unpack_hyper_csr() try {
+  settle();
+  HyperCsrVectors<T> out;
+  {  // room for the list before anything moves out (a host copy made here is what unpack_csr moves)
+    const Csr<T>& a = csr(Backend::Host);
+    Index listed = 0;
+    for (Index i = 0; i < a.nrows; ++i) listed += a.row_ptr[i + 1] > a.row_ptr[i];
+    out.rows.reserve(static_cast<std::size_t>(listed));
+    out.row_ptr.reserve(static_cast<std::size_t>(listed) + 1);
+  }
+  CsrVectors<T> c = unpack_csr();
+  out.nrows = c.nrows;
+  out.ncols = c.ncols;
+  out.row_ptr.push_back(0);
+  for (Index i = 0; i < c.nrows; ++i) {
+    if (c.row_ptr[i + 1] == c.row_ptr[i]) continue;
+    out.rows.push_back(i);
+    out.row_ptr.push_back(c.row_ptr[i + 1]);
+  }
+  out.col_idx = std::move(c.col_idx);
+  out.values = std::move(c.values);
+  out.iso_value = c.iso_value;
+  return out;
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("Matrix::unpack_hyper_csr");
+}
+
+template <class T>
 void Matrix<T>::settle() const try {
   if (!s_->has_pending.load(std::memory_order_acquire)) return;
   std::lock_guard lock(s_->mu);
@@ -376,28 +424,88 @@ Matrix<T> Matrix<T>::from_coo(Index nrows, Index ncols, std::span<const Index> r
   detail::throw_out_of_memory_in("Matrix::from_coo");
 }
 
+namespace detail {
+namespace {
+// The names a compressed form's checks use: CSR (rows major) or CSC (columns major).
+struct CompressedNames {
+  const char* op;     // "from_csr"
+  const char* ptr;    // "row_ptr"
+  const char* major;  // "row"
+  const char* idx;    // "col_idx"
+  const char* minor;  // "column"
+};
+// The checks of a compressed form's arrays: `majors` + 1 offsets from 0 to the entries, never
+// decreasing; values absent or one an entry; every index in [0, minors).
+template <class T>
+void check_compressed(const CompressedNames& n, Index majors, Index minors, const std::vector<Offset>& ptr,
+                      const std::vector<Vid>& idx, const std::vector<T>& values) {
+  if (ptr.size() != static_cast<std::size_t>(majors) + 1)
+    throw Error(Status::InvalidValue, std::string(n.op) + ": " + n.ptr + " has " + std::to_string(ptr.size()) +
+                                          " entries, expected " + str(majors + 1));
+  if (ptr[0] != 0 || ptr.back() != static_cast<Offset>(idx.size()))
+    throw Error(Status::InvalidValue,
+                std::string(n.op) + ": " + n.ptr + " must start at 0 and end at the number of entries");
+  for (Index i = 0; i < majors; ++i)
+    if (ptr[i + 1] < ptr[i])
+      throw Error(Status::InvalidValue, std::string(n.op) + ": " + n.ptr + " decreases at " + n.major + " " + str(i));
+  if (!values.empty() && values.size() != idx.size())
+    throw Error(Status::InvalidValue, std::string(n.op) + ": values and " + n.idx + " differ in length");
+  for (std::size_t p = 0; p < idx.size(); ++p)
+    if (idx[p] < 0 || idx[p] >= minors)
+      throw Error(Status::InvalidIndex, std::string(n.op) + ": " + n.minor + " index " + std::to_string(idx[p]) +
+                                            " out of range [0, " + str(minors) + ")");
+}
+}  // namespace
+}  // namespace detail
+
 template <class T>
 Matrix<T> Matrix<T>::from_csr(Index nrows, Index ncols, std::vector<Offset> row_ptr, std::vector<Vid> col_idx,
                               std::vector<T> values, DuplicatePolicy dup) try {
   detail::check_dims(nrows, ncols);
-  if (row_ptr.size() != static_cast<std::size_t>(nrows) + 1)
-    throw Error(Status::InvalidValue, "from_csr: row_ptr has " + std::to_string(row_ptr.size()) +
-                                          " entries, expected " + detail::str(nrows + 1));
-  if (row_ptr[0] != 0 || row_ptr.back() != static_cast<Offset>(col_idx.size()))
-    throw Error(Status::InvalidValue, "from_csr: row_ptr must start at 0 and end at the number of entries");
-  for (Index i = 0; i < nrows; ++i)
-    if (row_ptr[i + 1] < row_ptr[i])
-      throw Error(Status::InvalidValue, "from_csr: row_ptr decreases at row " + detail::str(i));
-  if (!values.empty() && values.size() != col_idx.size())
-    throw Error(Status::InvalidValue, "from_csr: values and col_idx differ in length");
-  for (std::size_t p = 0; p < col_idx.size(); ++p)
-    if (col_idx[p] < 0 || col_idx[p] >= ncols)
-      throw Error(Status::InvalidIndex, "from_csr: column index " + std::to_string(col_idx[p]) + " out of range [0, " +
-                                            detail::str(ncols) + ")");
+  detail::check_compressed({"from_csr", "row_ptr", "row", "col_idx", "column"}, nrows, ncols, row_ptr, col_idx, values);
   detail::sort_and_merge_rows(nrows, row_ptr, col_idx, values, dup);
   return from_valid_csr(detail::host_csr(nrows, ncols, std::move(row_ptr), std::move(col_idx), std::move(values)));
 } catch (const std::bad_alloc&) {
   detail::throw_out_of_memory_in("Matrix::from_csr");
+}
+
+template <class T>
+Matrix<T> Matrix<T>::from_csc(Index nrows, Index ncols, std::vector<Offset> col_ptr, std::vector<Vid> row_idx,
+                              std::vector<T> values, DuplicatePolicy dup) try {
+  detail::check_dims(nrows, ncols);
+  detail::check_compressed({"from_csc", "col_ptr", "column", "row_idx", "row"}, ncols, nrows, col_ptr, row_idx, values);
+  // The columns are the rows of A': that CSR takes the vectors over, and A's is its transpose.
+  detail::sort_and_merge_rows(ncols, col_ptr, row_idx, values, dup);
+  Matrix<T> At =
+      from_valid_csr(detail::host_csr(ncols, nrows, std::move(col_ptr), std::move(row_idx), std::move(values)));
+  Matrix<T> A = from_valid_csr(detail::transpose_csr(*At.s_->host));
+  A.s_->transpose.emplace(std::move(At));  // At caches no transpose of its own: no cycle
+  return A;
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("Matrix::from_csc");
+}
+
+template <class T>
+Matrix<T> Matrix<T>::from_hyper_csr(Index nrows, Index ncols, std::vector<Index> rows, std::vector<Offset> row_ptr,
+                                    std::vector<Vid> col_idx, std::vector<T> values, DuplicatePolicy dup) try {
+  detail::check_dims(nrows, ncols);
+  const auto listed = static_cast<Index>(rows.size());
+  detail::check_compressed({"from_hyper_csr", "row_ptr", "listed row", "col_idx", "column"}, listed, ncols, row_ptr,
+                           col_idx, values);
+  for (Index k = 0; k < listed; ++k) {
+    if (rows[k] < 0 || rows[k] >= nrows)
+      throw Error(Status::InvalidIndex,
+                  "from_hyper_csr: row " + detail::str(rows[k]) + " out of range [0, " + detail::str(nrows) + ")");
+    if (k > 0 && rows[k] <= rows[k - 1])
+      throw Error(Status::InvalidValue, "from_hyper_csr: rows must be strictly ascending (row " + detail::str(rows[k]) +
+                                            " after " + detail::str(rows[k - 1]) + ")");
+  }
+  std::vector<Offset> full = detail::host_vector<Offset>(static_cast<std::size_t>(nrows) + 1, 0);
+  for (Index k = 0; k < listed; ++k) full[std::size_t(rows[k]) + 1] = row_ptr[k + 1] - row_ptr[k];
+  for (Index i = 0; i < nrows; ++i) full[i + 1] += full[i];
+  return from_csr(nrows, ncols, std::move(full), std::move(col_idx), std::move(values), dup);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("Matrix::from_hyper_csr");
 }
 
 template <class T>
