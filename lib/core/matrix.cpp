@@ -503,7 +503,10 @@ Matrix<T> Matrix<T>::from_hyper_csr(Index nrows, Index ncols, std::vector<Index>
   std::vector<Offset> full = detail::host_vector<Offset>(static_cast<std::size_t>(nrows) + 1, 0);
   for (Index k = 0; k < listed; ++k) full[std::size_t(rows[k]) + 1] = row_ptr[k + 1] - row_ptr[k];
   for (Index i = 0; i < nrows; ++i) full[i + 1] += full[i];
-  return from_csr(nrows, ncols, std::move(full), std::move(col_idx), std::move(values), dup);
+  // The columns and values were checked above and the offsets are whole by construction: no
+  // second pass of from_csr's checks.
+  detail::sort_and_merge_rows(nrows, full, col_idx, values, dup);
+  return from_valid_csr(detail::host_csr(nrows, ncols, std::move(full), std::move(col_idx), std::move(values)));
 } catch (const std::bad_alloc&) {
   detail::throw_out_of_memory_in("Matrix::from_hyper_csr");
 }
