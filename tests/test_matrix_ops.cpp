@@ -65,7 +65,8 @@ GMat grb_empty_matrix(Index r, Index c) {
 TEST(MatrixPack, CscAndHypersparseMatchGraphBLAS) {
   Rng rng(17);
   for (auto shape : {std::pair<Index, Index>{300, 300}, {120, 410}, {0, 5}, {6, 1}}) {
-    const auto [nr, nc] = shape;
+    // Named copies, not a structured binding: the lambdas below capture them (clang 14 refuses).
+    const Index nr = shape.first, nc = shape.second;
     const Coo<double> coo = random_matrix<double>(rng, nr, nc, 4.0);
     const GMat gA = grb_matrix(coo);
     const Entries<double> want = entries_of<double>(gA.m);
