@@ -1513,6 +1513,48 @@ TEST_F(IoTest, WriteRoundTrip) {
   EXPECT_EQ(dir_entries(), std::vector<std::string>{"a.mtx"});  // no temporaries left
 }
 
+// The narrow and unsigned types: Matrix Market text and .gbc files round trip (uint64_t values
+// past INT64_MAX, int8_t written as numbers), a .gbc of one type read as another is cast as
+// GraphBLAS casts (a double past int8_t's range saturates, a negative int16_t read as uint8_t
+// wraps), and a text value out of an integer type's range saturates.
+template <class T>
+void narrow_round_trip(const std::string& p, const std::vector<T>& vals) {
+  std::vector<Index> r{0, 0, 2, 3}, c{1, 4, 0, 3};
+  const auto A = gbcuda::Matrix<T>::from_coo(4, 5, r, c, vals);
+  gbcuda::write_matrix_market(p, A);
+  EXPECT_EQ(first_line(p), "%%MatrixMarket matrix coordinate integer general") << gbcuda::detail::value_type_name<T>();
+  expect_same_csr(A, gbcuda::read_matrix<T>(p));
+  expect_same_csr(A, gbcuda::deserialize<T>(gbcuda::serialize(A)));
+}
+TEST_F(IoTest, NarrowAndUnsignedTypesRoundTrip) {
+  const std::string p = (dir_ / "n.mtx").string();
+  narrow_round_trip<std::int8_t>(p, {-128, 127, 0, -1});
+  narrow_round_trip<std::int16_t>(p, {-32768, 32767, 5, -300});
+  narrow_round_trip<std::uint8_t>(p, {255, 0, 1, 200});
+  narrow_round_trip<std::uint16_t>(p, {65535, 0, 1, 40000});
+  narrow_round_trip<std::uint32_t>(p, {4294967295u, 0, 1, 3000000000u});
+  // Text values are read as double: uint64_t values that a double holds exactly.
+  narrow_round_trip<std::uint64_t>(p, {std::uint64_t(1) << 63, 0, 1, (std::uint64_t(1) << 53) + 2});
+  std::stringstream text;
+  text << std::ifstream(p).rdbuf();
+  EXPECT_NE(text.str().find("\n1 2 9223372036854775808\n"), std::string::npos) << "not written as a negative";
+
+  // .gbc keeps every bit of a uint64_t.
+  std::vector<Index> r{0, 1}, c{1, 0};
+  const auto U = gbcuda::Matrix<std::uint64_t>::from_coo(2, 2, r, c, std::vector<std::uint64_t>{~std::uint64_t(0), 7});
+  expect_same_csr(U, gbcuda::deserialize<std::uint64_t>(gbcuda::serialize(U)));
+
+  const auto D = gbcuda::Matrix<double>::from_coo(2, 2, r, c, std::vector<double>{1000.5, -7.9});
+  EXPECT_EQ(gbcuda::deserialize<std::int8_t>(gbcuda::serialize(D)).csr().values.to_vector(),
+            (std::vector<std::int8_t>{127, -7}));
+  const auto S = gbcuda::Matrix<std::int16_t>::from_coo(2, 2, r, c, std::vector<std::int16_t>{-1, 258});
+  EXPECT_EQ(gbcuda::deserialize<std::uint8_t>(gbcuda::serialize(S)).csr().values.to_vector(),
+            (std::vector<std::uint8_t>{255, 2}));
+  const auto T8 = gbcuda::read_matrix<std::uint8_t>(
+      write("t8.mtx", "%%MatrixMarket matrix coordinate integer general\n1 2 2\n1 1 300\n1 2 -5\n"));
+  EXPECT_EQ(T8.csr().values.to_vector(), (std::vector<std::uint8_t>{255, 0}));
+}
+
 TEST_F(IoTest, FailedWriteLeavesNoFile) {
   std::vector<Index> r{0}, c{1};
   const auto A = gbcuda::Matrix<bool>::from_coo(2, 2, r, c);

@@ -336,4 +336,9 @@ TEST(Print, MatrixAndVector) {
   std::ostringstream bs;
   bs << gbcuda::Vector<bool>::from_tuples(3, {2}, {false});
   EXPECT_EQ(bs.str(), "gbcuda::Vector<bool> of length 3, 1 entry, host memory\n  (2) false\n");
+  std::ostringstream i8, u8;  // one-byte integers print as numbers, not characters
+  i8 << gbcuda::Vector<std::int8_t>::from_tuples(3, {0, 2}, {65, -1});
+  EXPECT_EQ(i8.str(), "gbcuda::Vector<int8_t> of length 3, 2 entries, host memory\n  (0) 65\n  (2) -1\n");
+  u8 << gbcuda::Scalar<std::uint8_t>(std::uint8_t(200));
+  EXPECT_EQ(u8.str(), "gbcuda::Scalar<uint8_t> 200");
 }

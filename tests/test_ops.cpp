@@ -695,6 +695,37 @@ TEST_P(OpsTest, SelectVector) {
   EXPECT_EQ(gbcuda::host_fallbacks(), before) << "select ran on host copies";
 }
 
+// The value predicates compare in the vector's type with the thunk cast to it: a uint64_t thunk
+// past 2^53 is exact (a double could not tell these values apart), a double thunk over integers
+// is cast first (2.5 is 2), and a matrix select does the same.
+TEST_P(OpsTest, SelectComparesInTheValueType) {
+  const std::uint64_t top = ~std::uint64_t(0);
+  const auto u =
+      Vector<std::uint64_t>::from_tuples(4, {0, 1, 2, 3}, {top, top - 1, top - 2, std::uint64_t(1) << 63}, b());
+  Vector<std::uint64_t> w(4, b());
+  gbcuda::select(w, gbcuda::no_mask, gbcuda::no_accum, gbcuda::ValueGt{}, u, top - 2);
+  std::vector<Index> I;
+  std::vector<std::uint64_t> X;
+  w.extract_tuples(I, X);
+  EXPECT_EQ(I, (std::vector<Index>{0, 1}));
+  EXPECT_EQ(X, (std::vector<std::uint64_t>{top, top - 1}));
+  gbcuda::select(w, gbcuda::no_mask, gbcuda::no_accum, gbcuda::ValueEq{}, u, top - 1);
+  EXPECT_EQ(w.nvals(), 1);
+
+  const auto v = Vector<std::int32_t>::from_tuples(3, {0, 1, 2}, {1, 2, 3}, b());
+  Vector<std::int32_t> e(3, b());
+  gbcuda::select(e, gbcuda::no_mask, gbcuda::no_accum, gbcuda::ValueEq{}, v, 2.5);
+  EXPECT_EQ(e.nvals(), 1);
+  EXPECT_EQ(e.element(1), 2);
+
+  const auto A = gbcuda::Matrix<std::uint64_t>::from_coo(2, 2, std::vector<Index>{0, 1}, std::vector<Index>{1, 0},
+                                                         std::vector<std::uint64_t>{top, top - 1});
+  gbcuda::Matrix<std::uint64_t> C(2, 2);
+  gbcuda::select(C, gbcuda::no_mask, gbcuda::no_accum, gbcuda::ValueGe{}, A, top, b());
+  EXPECT_EQ(C.nvals(), 1);
+  EXPECT_EQ(C.element(0, 1), top);
+}
+
 // ---- assign with an index list ------------------------------------------------------------------
 template <class Z>
 void assign_indexed_suite(Backend b, Z scalar) {

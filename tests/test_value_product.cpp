@@ -121,6 +121,36 @@ TEST_P(ValueProduct, LongRowsMaxTimesDouble) {  // a double max: a compare-and-s
   skewed_suite<double>(b(), s, GrB_MAX_TIMES_SEMIRING_FP64, Check::Exact);
 }
 
+// The narrow and unsigned types: sums that wrap, and on the GPU a monoid's atomic on 1- and
+// 2-byte values (a compare-and-swap on the word around the value, whose neighbours other threads
+// update at the same time), unsigned min and max, 64-bit unsigned sums.
+TEST_P(ValueProduct, LongRowsPlusTimesInt8) {
+  skewed_suite<std::int8_t>(b(), gbcuda::PlusTimes<std::int8_t>{}, GrB_PLUS_TIMES_SEMIRING_INT8, Check::Exact);
+}
+TEST_P(ValueProduct, LongRowsPlusPairUInt8) {  // counts modulo 256
+  skewed_suite<std::uint8_t>(b(), gbcuda::PlusPair<std::uint8_t>{}, GxB_PLUS_PAIR_UINT8, Check::Exact);
+}
+TEST_P(ValueProduct, LongRowsMinPlusUInt16) {
+  skewed_suite<std::uint16_t>(b(), gbcuda::MinPlus<std::uint16_t>{}, GrB_MIN_PLUS_SEMIRING_UINT16, Check::Exact);
+}
+TEST_P(ValueProduct, LongRowsMaxTimesInt16) {
+  auto s = gbcuda::make_semiring(gbcuda::MaxMonoid<std::int16_t>{}, gbcuda::Times<std::int16_t>{});
+  skewed_suite<std::int16_t>(b(), s, GrB_MAX_TIMES_SEMIRING_INT16, Check::Exact);
+}
+TEST_P(ValueProduct, LongRowsTimesSecondUInt16) {  // uint16_t products, which C computes in an int
+  auto s = gbcuda::make_semiring(gbcuda::TimesMonoid<std::uint16_t>{}, gbcuda::Second<std::uint16_t>{});
+  skewed_suite<std::uint16_t>(b(), s, GxB_TIMES_SECOND_UINT16, Check::Exact);
+}
+TEST_P(ValueProduct, LongRowsMaxSecondUInt32) {
+  skewed_suite<std::uint32_t>(b(), gbcuda::MaxSecond<std::uint32_t>{}, GxB_MAX_SECOND_UINT32, Check::Exact);
+}
+TEST_P(ValueProduct, LongRowsPlusTimesUInt64) {
+  skewed_suite<std::uint64_t>(b(), gbcuda::PlusTimes<std::uint64_t>{}, GrB_PLUS_TIMES_SEMIRING_UINT64, Check::Exact);
+}
+TEST_P(ValueProduct, LongRowsMinFirstInt64) {
+  skewed_suite<std::int64_t>(b(), gbcuda::MinFirst<std::int64_t>{}, GxB_MIN_FIRST_INT64, Check::Exact);
+}
+
 // A, u and w of three types and a semiring of a fourth: GraphBLAS casts A and u to the
 // semiring's type, and the result to w's (NaN to 0, saturating at the integer range).
 // Accumulated into w with Plus, or with Max where the results saturate (a Plus there would overflow

@@ -278,24 +278,31 @@ void write_matrix(Matrix<TC>& C, const MaskArg& mask, const Accum& accum, const 
 }  // namespace detail
 
 // C<mask, accum> = the entries of A where op(value, i, j, thunk) holds (GrB_Matrix_select): a
-// SelectOp (on the GPU in `where`) or any callable (on the host, the result moved to `where`).
-template <class T, class MaskArg, class Accum, class Op>
-void select(Matrix<T>& C, const MaskArg& mask, const Accum& accum, const Op& op, const Matrix<T>& A, double thunk,
+// SelectOp (on the GPU in `where`; the thunk of any arithmetic type, the value predicates
+// comparing in T with the thunk cast to T) or any callable (on the host, the result moved to
+// `where`; the thunk passed as a double).
+template <class T, class MaskArg, class Accum, class Op, class S>
+requires std::is_arithmetic_v<S>
+void select(Matrix<T>& C, const MaskArg& mask, const Accum& accum, const Op& op, const Matrix<T>& A, S thunk,
             const Descriptor& d, Backend where = Backend::Host) try {
-  constexpr bool builtin = requires { Op::kind; };  // a SelectOp; else a user predicate
+  constexpr bool builtin = detail::is_select_op_v<Op>;  // a SelectOp; else a user predicate
   Matrix<T> result;
 #if GBCUDA_HAVE_CUDA
   if constexpr (builtin) {
     if (where == Backend::Cuda) {
-      result = Matrix<T>::from_valid_csr(detail::cuda::select_csr<T>(A.csr(Backend::Cuda), Op::kind, thunk));
+      result = Matrix<T>::from_valid_csr(
+          detail::cuda::select_csr<T>(A.csr(Backend::Cuda), Op::kind, select_thunk<T>(thunk)));
       detail::write_matrix(C, mask, accum, d, std::move(result), where, "select", true);
       return;
     }
   }
 #endif
   const Csr<T>& a = A.csr(Backend::Host);
+  const SelectThunk<T> exact = select_thunk<T>(thunk);
   auto keep = [&](Index i, Offset p) {
-    return bool(op(a.is_iso() ? a.iso_value : a.values[p], i, Index(a.col_idx[p]), thunk));
+    const T x = a.is_iso() ? a.iso_value : a.values[p];
+    if constexpr (builtin) return select_holds(Op::kind, x, i, Index(a.col_idx[p]), exact);
+    else return bool(op(x, i, Index(a.col_idx[p]), double(thunk)));
   };
   auto value = [&](Index, Offset p) { return a.is_iso() ? a.iso_value : a.values[p]; };
   if constexpr (builtin) result = Matrix<T>::from_valid_csr(detail::host_compact<T>(a, keep, value));
@@ -304,8 +311,9 @@ void select(Matrix<T>& C, const MaskArg& mask, const Accum& accum, const Op& op,
 } catch (const std::bad_alloc&) {
   detail::throw_out_of_memory_in("select");
 }
-template <class T, class MaskArg, class Accum, class Op>
-void select(Matrix<T>& C, const MaskArg& mask, const Accum& accum, const Op& op, const Matrix<T>& A, double thunk,
+template <class T, class MaskArg, class Accum, class Op, class S>
+requires std::is_arithmetic_v<S>
+void select(Matrix<T>& C, const MaskArg& mask, const Accum& accum, const Op& op, const Matrix<T>& A, S thunk,
             Backend where = Backend::Host) {
   select(C, mask, accum, op, A, thunk, Descriptor{}, where);
 }

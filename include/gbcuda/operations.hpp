@@ -273,10 +273,12 @@ void apply(Vector<TW>& w, const MaskArg& mask, const Accum& accum, const Op& op,
 
 // w<mask> = accum(w, the entries of u where op holds) (GrB_Vector_select with a GrB_IndexUnaryOp):
 // op is one of the SelectOp predicates (Tril, ValueGt, ...), evaluated as op(u(i), i, 0, thunk),
-// a vector being one column.
-template <class T, class MaskArg, class Accum, SelectKind K>
-void select(Vector<T>& w, const MaskArg& mask, const Accum& accum, const SelectOp<K>& op, const Vector<T>& u,
-            double thunk, const Descriptor& d = {}) try {
+// a vector being one column. The thunk is of any arithmetic type; the value predicates compare in
+// T with the thunk cast to T (semiring.hpp).
+template <class T, class MaskArg, class Accum, SelectKind K, class S>
+requires std::is_arithmetic_v<S>
+void select(Vector<T>& w, const MaskArg& mask, const Accum& accum, const SelectOp<K>& op, const Vector<T>& u, S thunk,
+            const Descriptor& d = {}) try {
   (void)op;  // its kind K is all the backends need
   if (w.size() != u.size()) detail::throw_dimension_mismatch("select", w.size(), u.size());
   const Backend b = w.backend();
@@ -292,9 +294,10 @@ void select(Vector<T>& w, const MaskArg& mask, const Accum& accum, const SelectO
   detail::PreparedMask pm = detail::prepare_mask(mask, d, b, w.size());
   detail::VectorStore<T> t;
   if (b == Backend::Host)
-    detail::host::apply(t, pm.view, Identity<T>{}, detail::view(ub.store()), detail::SelectKeep<K>{thunk});
+    detail::host::apply(t, pm.view, Identity<T>{}, detail::view(ub.store()),
+                        detail::SelectKeep<K, T>{select_thunk<T>(thunk)});
 #if GBCUDA_HAVE_CUDA
-  else detail::cuda::apply(t, pm.view, detail::cuda::select_op<T>(K, thunk), detail::view(ub.store()));
+  else detail::cuda::apply(t, pm.view, detail::cuda::select_op<T>(K, select_thunk<T>(thunk)), detail::view(ub.store()));
 #endif
   detail::merge_into(w, pm.view, accum, t, d.replace);
 } catch (const std::bad_alloc&) {
@@ -305,9 +308,10 @@ void select(Vector<T>& w, const MaskArg& mask, const Accum& accum, const SelectO
 // pred(u(i), i, j, thunk) -> bool, j = 0 for a vector. Runs on the host; a GPU w through host
 // copies (host_fallbacks() counts them).
 template <class T, class MaskArg, class Accum, class Pred>
-requires std::is_invocable_r_v<bool, const Pred&, T, Index, Index, double>
-void select(Vector<T>& w, const MaskArg& mask, const Accum& accum, const Pred& pred, const Vector<T>& u, double thunk,
-            const Descriptor& d = {}) try {
+requires(std::is_invocable_r_v<bool, const Pred&, T, Index, Index, double> &&
+         !detail::is_select_op_v<Pred>) void select(Vector<T>& w, const MaskArg& mask, const Accum& accum,
+                                                    const Pred& pred, const Vector<T>& u, double thunk,
+                                                    const Descriptor& d = {}) try {
   if (w.size() != u.size()) detail::throw_dimension_mismatch("select", w.size(), u.size());
   if (w.backend() == Backend::Cuda) {
     detail::on_host_copy(
@@ -353,9 +357,9 @@ void accumulate_scalar(Scalar<T>& s, const Accum& accum, const std::optional<T>&
 // A thunk given as a Scalar: its value, or Error(InvalidValue) when it has none
 // (GrB_EMPTY_OBJECT).
 template <class X>
-double thunk_value(const Scalar<X>& thunk, const char* what) {
+X thunk_value(const Scalar<X>& thunk, const char* what) {
   if (thunk.empty()) throw Error(Status::InvalidValue, std::string(what) + ": the thunk scalar has no value");
-  return static_cast<double>(*thunk.value());
+  return *thunk.value();
 }
 }  // namespace detail
 

@@ -21,16 +21,9 @@ namespace gbcuda {
 
 namespace detail {
 template <class T>
-constexpr const char* value_type_name() {
-  if constexpr (std::is_same_v<T, bool>) return "bool";
-  else if constexpr (std::is_same_v<T, std::int32_t>) return "int32_t";
-  else if constexpr (std::is_same_v<T, std::int64_t>) return "int64_t";
-  else if constexpr (std::is_same_v<T, float>) return "float";
-  else return "double";
-}
-template <class T>
 void print_value(std::ostream& os, T x) {
   if constexpr (std::is_same_v<T, bool>) os << (x ? "true" : "false");
+  else if constexpr (sizeof(T) == 1) os << int(x);  // int8_t / uint8_t as numbers, not characters
   else os << x;
 }
 }  // namespace detail

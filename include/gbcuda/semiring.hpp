@@ -9,10 +9,12 @@
 
 namespace gbcuda {
 
-// x * y, with bool meaning logical and (avoids int-in-bool arithmetic).
+// x * y, with bool meaning logical and (avoids int-in-bool arithmetic); integers wrap modulo
+// 2^bits (uint16_t * uint16_t would otherwise overflow the int it is promoted to).
 template <class T>
 GBCUDA_HD T multiply_values(T x, T y) {
   if constexpr (std::is_same_v<T, bool>) return x && y;
+  else if constexpr (std::is_integral_v<T>) return T(detail::wrapping_t<T>(x) * detail::wrapping_t<T>(y));
   else return x * y;
 }
 
@@ -85,6 +87,13 @@ GBCUDA_HD T multiplicative_inverse(T x) {
   }
 }
 
+// |x|; an unsigned value is its own.
+template <class T>
+GBCUDA_HD T abs_value(T x) {
+  if constexpr (std::is_unsigned_v<T>) return x;
+  else return x < T(0) ? T(-x) : x;
+}
+
 // ---- unary operators: z = op(x) -----------------------------------------------------------
 #define GBCUDA_UNARY_OP(NAME, EXPR)       \
   template <class T>                      \
@@ -99,7 +108,7 @@ GBCUDA_HD T multiplicative_inverse(T x) {
   };
 GBCUDA_UNARY_OP(Identity, cast_to<T>(x))
 GBCUDA_UNARY_OP(AdditiveInverse, T(-cast_to<T>(x)))
-GBCUDA_UNARY_OP(Abs, cast_to<T>(x) < T(0) ? T(-cast_to<T>(x)) : cast_to<T>(x))
+GBCUDA_UNARY_OP(Abs, abs_value(cast_to<T>(x)))
 GBCUDA_UNARY_OP(One, T(1))
 GBCUDA_UNARY_OP(LogicalNot, T(!(x != X(0))))
 GBCUDA_UNARY_OP(MultiplicativeInverse, multiplicative_inverse(cast_to<T>(x)))
@@ -386,34 +395,60 @@ using PlusSecond = Semiring<PlusMonoid<T>, Second<T>>;
 // ---- index-unary predicates (select): whether entry A(i,j) = x stays -------------------------
 // Tril: j <= i + k; Triu: j >= i + k; Diag: j == i + k; Offdiag: j != i + k (k = the thunk), as
 // GrB_TRIL, GrB_TRIU, GrB_DIAG, GrB_OFFDIAG; the value ones compare x with the thunk (GrB_VALUEEQ..).
+// The value predicates compare in the entries' type T with the thunk cast to T, as GraphBLAS's
+// GrB_VALUEGT_T does with a thunk of type T: exact for every type (a uint64_t thunk and values
+// past 2^53 included, when the thunk is given as a uint64_t).
 enum class SelectKind { Tril, Triu, Diag, Offdiag, ValueEq, ValueNe, ValueGt, ValueGe, ValueLt, ValueLe };
-GBCUDA_HD inline bool select_holds(SelectKind kind, double x, Index i, Index j, double thunk) {
-  const Index k = Index(thunk);
+// A select's thunk as the predicates use it: k, the diagonal's offset, for the positional ones,
+// and the value cast to T for the value ones.
+template <class T>
+struct SelectThunk {
+  Index k = 0;
+  T value{};
+};
+template <class T, class S>
+GBCUDA_HD SelectThunk<T> select_thunk(S thunk) {
+  return {cast_to<Index>(thunk), cast_to<T>(thunk)};
+}
+template <class T>
+GBCUDA_HD bool select_holds(SelectKind kind, T x, Index i, Index j, const SelectThunk<T>& thunk) {
+  const Index k = thunk.k;
+  const T y = thunk.value;
   switch (kind) {
     case SelectKind::Tril: return j <= i + k;
     case SelectKind::Triu: return j >= i + k;
     case SelectKind::Diag: return j == i + k;
     case SelectKind::Offdiag: return j != i + k;
-    case SelectKind::ValueEq: return x == thunk;
-    case SelectKind::ValueNe: return x != thunk;
-    case SelectKind::ValueGt: return x > thunk;
-    case SelectKind::ValueGe: return x >= thunk;
-    case SelectKind::ValueLt: return x < thunk;
+    case SelectKind::ValueEq: return x == y;
+    case SelectKind::ValueNe: return x != y;
+    case SelectKind::ValueGt: return x > y;
+    case SelectKind::ValueGe: return x >= y;
+    case SelectKind::ValueLt: return x < y;
     case SelectKind::ValueLe: break;
   }
-  return x <= thunk;
+  return x <= y;
 }
 
 // The predicates as operators for select: keep A(i,j) = x (or u(i) = x, with j = 0) when
-// op(x, i, j, thunk) holds.
+// op(x, i, j, thunk) holds; the thunk of any arithmetic type.
 template <SelectKind K>
 struct SelectOp {
   static constexpr SelectKind kind = K;
+  template <class T, class S>
+  requires std::is_arithmetic_v<S> GBCUDA_HD bool operator()(T x, Index i, Index j, S thunk) const {
+    return select_holds(K, x, i, j, select_thunk<T>(thunk));
+  }
   template <class T>
-  GBCUDA_HD bool operator()(T x, Index i, Index j, double thunk) const {
-    return select_holds(K, double(x), i, j, thunk);
+  GBCUDA_HD bool operator()(T x, Index i, Index j, const SelectThunk<T>& thunk) const {
+    return select_holds(K, x, i, j, thunk);
   }
 };
+namespace detail {
+template <class Op>
+inline constexpr bool is_select_op_v = requires {
+  Op::kind;
+};
+}  // namespace detail
 using Tril = SelectOp<SelectKind::Tril>;
 using Triu = SelectOp<SelectKind::Triu>;
 using Diag = SelectOp<SelectKind::Diag>;

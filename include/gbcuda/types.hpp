@@ -42,13 +42,42 @@ GBCUDA_HD constexpr To cast_to(From x) {
 
 // The value types of vectors and matrices: the library is compiled for these (host and CUDA),
 // and Vector<T> / Matrix<T> of any other T stops at compile time.
-#define GBCUDA_FOR_EACH_TYPE(X) X(bool) X(std::int32_t) X(std::int64_t) X(float) X(double)
-#define GBCUDA_VALUE_TYPE_NAMES "bool, std::int32_t, std::int64_t, float or double"
+// GraphBLAS's built-in types, GrB_BOOL, GrB_INT8 ... GrB_UINT64, GrB_FP32, GrB_FP64 (no user-defined ones).
+// clang-format off
+#define GBCUDA_FOR_EACH_TYPE(X) \
+  X(bool) X(std::int8_t) X(std::int16_t) X(std::int32_t) X(std::int64_t) \
+  X(std::uint8_t) X(std::uint16_t) X(std::uint32_t) X(std::uint64_t) X(float) X(double)
+// clang-format on
+#define GBCUDA_VALUE_TYPE_NAMES                                                                               \
+  "bool, std::int8_t, std::int16_t, std::int32_t, std::int64_t, std::uint8_t, std::uint16_t, std::uint32_t, " \
+  "std::uint64_t, float or double"
 namespace detail {
 template <class T>
 inline constexpr bool is_value_type_v =
-    std::is_same_v<T, bool> || std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t> ||
+    std::is_same_v<T, bool> || std::is_same_v<T, std::int8_t> || std::is_same_v<T, std::int16_t> ||
+    std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t> || std::is_same_v<T, std::uint8_t> ||
+    std::is_same_v<T, std::uint16_t> || std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::uint64_t> ||
     std::is_same_v<T, float> || std::is_same_v<T, double>;
+// The value type's name as C++ spells it ("int8_t", "uint64_t", "double").
+template <class T>
+constexpr const char* value_type_name() {
+  if constexpr (std::is_same_v<T, bool>) return "bool";
+  else if constexpr (std::is_same_v<T, std::int8_t>) return "int8_t";
+  else if constexpr (std::is_same_v<T, std::int16_t>) return "int16_t";
+  else if constexpr (std::is_same_v<T, std::int32_t>) return "int32_t";
+  else if constexpr (std::is_same_v<T, std::int64_t>) return "int64_t";
+  else if constexpr (std::is_same_v<T, std::uint8_t>) return "uint8_t";
+  else if constexpr (std::is_same_v<T, std::uint16_t>) return "uint16_t";
+  else if constexpr (std::is_same_v<T, std::uint32_t>) return "uint32_t";
+  else if constexpr (std::is_same_v<T, std::uint64_t>) return "uint64_t";
+  else if constexpr (std::is_same_v<T, float>) return "float";
+  else return "double";
+}
+// The type integer arithmetic on T is done in so that it wraps (modulo 2^bits) and never
+// overflows a signed type: unsigned, at least as wide as unsigned int (a narrower unsigned
+// type would be promoted to int, whose overflow is undefined).
+template <class T>
+using wrapping_t = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
 }  // namespace detail
 
 // Where data lives and operations run.

@@ -26,13 +26,13 @@ T combine(DuplicatePolicy dup, T a, T b) {
       else return std::max(a, b);
     case DuplicatePolicy::Times:
       if constexpr (std::is_same_v<T, bool>) return a && b;
-      else if constexpr (std::is_integral_v<T>) return T(std::make_unsigned_t<T>(a) * std::make_unsigned_t<T>(b));
+      else if constexpr (std::is_integral_v<T>) return T(wrapping_t<T>(a) * wrapping_t<T>(b));
       else return a * b;
     case DuplicatePolicy::Sum:
     case DuplicatePolicy::Error: break;
   }
   if constexpr (std::is_same_v<T, bool>) return a || b;
-  else if constexpr (std::is_integral_v<T>) return T(std::make_unsigned_t<T>(a) + std::make_unsigned_t<T>(b));  // wraps
+  else if constexpr (std::is_integral_v<T>) return T(wrapping_t<T>(a) + wrapping_t<T>(b));  // wraps
   else return a + b;
 }
 

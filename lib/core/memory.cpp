@@ -387,6 +387,10 @@ void* allocate_bytes(std::size_t bytes, Backend where) {
       return p;
     }
     bytes = SmallBlocks::class_bytes(cls);
+  } else {
+    // Whole 8-byte words: an atomic on a 1- or 2-byte value works on the aligned 32-bit word
+    // around it, which must lie inside the allocation.
+    bytes = (bytes + 7) / 8 * 8;
   }
   cudaError_t e = cudaMallocAsync(&p, bytes, stream());
   if (e == cudaErrorMemoryAllocation) {  // give cached blocks back to the driver, then try once more

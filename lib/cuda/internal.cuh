@@ -51,7 +51,7 @@ __device__ __forceinline__ T element_value(const ElementOp<T>& op, T x) {
 }
 template <class T>
 __device__ __forceinline__ bool element_keeps(const ElementOp<T>& op, T x, Index i) {
-  return op.kind != ElementKind::Select || select_holds(op.select, double(x), i, 0, op.thunk);
+  return op.kind != ElementKind::Select || select_holds(op.select, x, i, 0, op.thunk);
 }
 
 // A product's output: Bitmap, n values and n flags, contents undefined.

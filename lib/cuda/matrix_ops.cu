@@ -16,7 +16,7 @@ __global__ void row_offsets_kernel(Offset* __restrict__ out, const Offset* __res
 template <class T>
 __global__ void select_flags_kernel(Offset* __restrict__ keep, const Offset* __restrict__ row_ptr,
                                     const Vid* __restrict__ col, const T* __restrict__ vals, T iso, Index n, Index nnz,
-                                    SelectKind kind, double thunk) {
+                                    SelectKind kind, SelectThunk<T> thunk) {
   for (Index p = global_thread(); p <= nnz; p += grid_threads()) {
     if (p == nnz) {
       keep[p] = 0;
@@ -24,7 +24,7 @@ __global__ void select_flags_kernel(Offset* __restrict__ keep, const Offset* __r
     }
     const Index i = row_of(row_ptr, n, p);
     const T x = vals ? vals[p] : iso;
-    keep[p] = select_holds(kind, double(x), i, Index(col[p]), thunk) ? 1 : 0;
+    keep[p] = select_holds(kind, x, i, Index(col[p]), thunk) ? 1 : 0;
   }
 }
 
@@ -54,7 +54,7 @@ Array<Offset> compact_rows(const Offset* row_ptr, Index n, Offset* keep, Index n
 }
 
 template <class T>
-Csr<T> select_csr(const Csr<T>& a, SelectKind kind, double thunk) {
+Csr<T> select_csr(const Csr<T>& a, SelectKind kind, const SelectThunk<T>& thunk) {
   const Index n = a.nrows, nnz = a.nvals();
   Array<Offset> keep(static_cast<std::size_t>(nnz) + 1, Backend::Cuda);
   select_flags_kernel<<<grid_for(nnz + 1), kBlock, 0, stream()>>>(keep.data(), a.row_ptr.data(), a.col_idx.data(),
@@ -76,7 +76,7 @@ Csr<T> select_csr(const Csr<T>& a, SelectKind kind, double thunk) {
   return out;
 }
 
-#define GBCUDA_INST_SELECT(T) template Csr<T> select_csr<T>(const Csr<T>&, SelectKind, double);
+#define GBCUDA_INST_SELECT(T) template Csr<T> select_csr<T>(const Csr<T>&, SelectKind, const SelectThunk<T>&);
 GBCUDA_FOR_EACH_TYPE(GBCUDA_INST_SELECT)
 #undef GBCUDA_INST_SELECT
 

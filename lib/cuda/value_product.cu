@@ -136,7 +136,22 @@ __device__ void atomic_combine(Z* addr, Z v, const DeviceSemiring<Z>& s) {
     *addr = v;  // any one of the terms will do
     return;
   }
-  if constexpr (std::is_same_v<Z, bool>) {
+  if constexpr (!std::is_same_v<Z, bool> && sizeof(Z) < 4) {
+    // A compare-and-swap on the aligned 32-bit word around the value (device allocations are
+    // whole words: allocate_bytes), the neighbouring values left as they are.
+    unsigned* word = reinterpret_cast<unsigned*>(reinterpret_cast<std::uintptr_t>(addr) & ~std::uintptr_t(3));
+    const unsigned shift = unsigned(reinterpret_cast<std::uintptr_t>(addr) & 3) * 8;
+    constexpr unsigned kMask = sizeof(Z) == 1 ? 0xffu : 0xffffu;
+    unsigned old = *word, assumed;
+    do {
+      assumed = old;
+      const Z nv = s.add(Z((assumed >> shift) & kMask), v);
+      const unsigned next = (assumed & ~(kMask << shift)) | ((unsigned(nv) & kMask) << shift);
+      if (next == assumed) return;
+      old = atomicCAS(word, assumed, next);
+    } while (old != assumed);
+    return;
+  } else if constexpr (std::is_same_v<Z, bool>) {
     // Every built-in monoid over bool is an OR (Lor, Plus, Max) or an AND (Land, Times, Min): a
     // plain store of the absorbing value does it. (A compare-and-swap on the word around the
     // byte would read past the end of the array.)
@@ -145,13 +160,15 @@ __device__ void atomic_combine(Z* addr, Z v, const DeviceSemiring<Z>& s) {
     return;
   } else {
     if (k == MonoidKind::Plus) {
-      if constexpr (std::is_same_v<Z, std::int64_t>)
+      if constexpr (std::is_integral_v<Z> && sizeof(Z) == 8)
         atomicAdd(reinterpret_cast<unsigned long long*>(addr), static_cast<unsigned long long>(v));
       else atomicAdd(addr, v);
       return;
     }
     if constexpr (std::is_integral_v<Z>) {
-      using N = std::conditional_t<sizeof(Z) == 4, int, long long>;
+      // The hardware's min and max of signed and of unsigned words.
+      using N = std::conditional_t<std::is_signed_v<Z>, std::conditional_t<sizeof(Z) == 4, int, long long>,
+                                   std::conditional_t<sizeof(Z) == 4, unsigned, unsigned long long>>;
       if (k == MonoidKind::Min) {
         atomicMin(reinterpret_cast<N*>(addr), N(v));
         return;
@@ -199,6 +216,7 @@ __device__ void atomic_combine(Z* addr, Z v, const DeviceSemiring<Z>& s) {
 template <class T, class Tile>
 __device__ __forceinline__ T tile_shfl_xor(const Tile& tile, T v, unsigned lane_mask) {
   if constexpr (std::is_same_v<T, bool>) return tile.shfl_xor(static_cast<int>(v), lane_mask) != 0;
+  else if constexpr (sizeof(T) < 4) return T(tile.shfl_xor(static_cast<int>(v), lane_mask));
   else return tile.shfl_xor(v, lane_mask);
 }
 // Combines the (has, acc) partial sums of a tile's lanes; every lane ends with the total.

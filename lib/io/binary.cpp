@@ -51,24 +51,37 @@ std::uint64_t fnv1a(const void* data, std::size_t n) {
 }
 std::uint64_t header_checksum(const Header& h) { return fnv1a(&h, offsetof(Header, checksum)); }
 
+// The value type's code in the header (codes of files already written never change).
 template <class T>
 constexpr std::uint32_t type_code() {
   if constexpr (std::is_same_v<T, bool>) return 1;
   else if constexpr (std::is_same_v<T, std::int32_t>) return 2;
   else if constexpr (std::is_same_v<T, std::int64_t>) return 3;
   else if constexpr (std::is_same_v<T, float>) return 4;
+  else if constexpr (std::is_same_v<T, double>) return 5;
+  else if constexpr (std::is_same_v<T, std::int8_t>) return 6;
+  else if constexpr (std::is_same_v<T, std::int16_t>) return 7;
+  else if constexpr (std::is_same_v<T, std::uint8_t>) return 8;
+  else if constexpr (std::is_same_v<T, std::uint16_t>) return 9;
+  else if constexpr (std::is_same_v<T, std::uint32_t>) return 10;
   else {
-    static_assert(std::is_same_v<T, double>);
-    return 5;
+    static_assert(std::is_same_v<T, std::uint64_t>);
+    return 11;
   }
 }
 std::size_t type_size(std::uint32_t code) {
   switch (code) {
-    case 1: return 1;
-    case 2: return 4;
-    case 3: return 8;
-    case 4: return 4;
-    case 5: return 8;
+    case 1:
+    case 6:
+    case 8: return 1;
+    case 7:
+    case 9: return 2;
+    case 2:
+    case 4:
+    case 10: return 4;
+    case 3:
+    case 5:
+    case 11: return 8;
     default: return 0;
   }
 }
@@ -182,7 +195,7 @@ detail::Array<T> read_values_as(ByteSource& in, std::size_t n) {
 #pragma omp parallel for schedule(static) if (n > (std::size_t(1) << 16))
     for (std::size_t k = 0; k < n; ++k) {
       if constexpr (std::is_same_v<T, bool>) out[k] = raw[k] != 0;
-      else out[k] = static_cast<T>(raw[k]);
+      else out[k] = cast_to<T>(raw[k]);  // GraphBLAS's typecast (a float past T's range saturates)
     }
   }
   return out;
@@ -197,7 +210,7 @@ T iso_as(std::uint64_t bits) {
   } else {
     U u;
     std::memcpy(&u, &bits, sizeof(U));
-    return static_cast<T>(u);
+    return cast_to<T>(u);
   }
 }
 
@@ -209,6 +222,12 @@ decltype(auto) with_type(std::uint32_t code, F&& f) {
     case 2: return f(std::int32_t{});
     case 3: return f(std::int64_t{});
     case 4: return f(float{});
+    case 6: return f(std::int8_t{});
+    case 7: return f(std::int16_t{});
+    case 8: return f(std::uint8_t{});
+    case 9: return f(std::uint16_t{});
+    case 10: return f(std::uint32_t{});
+    case 11: return f(std::uint64_t{});
     default: return f(double{});
   }
 }

@@ -19,7 +19,7 @@ Matrix<T> matrix_from_coo(const CooData& coo) {
     if (coo.values.empty()) return Matrix<T>::from_coo(coo.nrows, coo.ncols, rows, cols, {}, DuplicatePolicy::Sum);
     std::vector<T> vals(coo.values.size());
 #pragma omp parallel for schedule(static) if (vals.size() > (std::size_t(1) << 16))
-    for (std::size_t k = 0; k < vals.size(); ++k) vals[k] = static_cast<T>(coo.values[k]);
+    for (std::size_t k = 0; k < vals.size(); ++k) vals[k] = cast_to<T>(coo.values[k]);
     return Matrix<T>::from_coo(coo.nrows, coo.ncols, rows, cols, std::span<const T>(vals), DuplicatePolicy::Sum);
   }
 }

@@ -201,6 +201,11 @@ class Writer {
     auto r = std::to_chars(tmp, tmp + sizeof tmp, v);
     buf_.append(tmp, r.ptr);
   }
+  void unsigned_integer(std::uint64_t v) {
+    char tmp[24];
+    auto r = std::to_chars(tmp, tmp + sizeof tmp, v);
+    buf_.append(tmp, r.ptr);
+  }
   void real(double v) {
     char tmp[40];
     // Same text as printf("%.17g"): enough digits to read back the same double.
@@ -252,7 +257,9 @@ void write_matrix_market(const std::string& path, const Matrix<T>& A) {
         if (!pattern) {
           const T v = csr.is_iso() ? csr.iso_value : csr.values[static_cast<std::size_t>(k)];
           w.ch(' ');
-          if constexpr (std::is_integral_v<T>) {
+          if constexpr (std::is_same_v<T, std::uint64_t>) {
+            w.unsigned_integer(v);
+          } else if constexpr (std::is_integral_v<T>) {
             w.integer(static_cast<std::int64_t>(v));
           } else {
             w.real(static_cast<double>(v));

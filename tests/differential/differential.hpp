@@ -70,23 +70,50 @@ void run_matrix_index(Case& c);   // transpose, extract and assign of matrices
 // ---- types and operators ----------------------------------------------------------------------
 template <class T>
 const char* type_name() {
-  if constexpr (std::is_same_v<T, bool>) return "bool";
-  else if constexpr (std::is_same_v<T, std::int32_t>) return "int32";
-  else if constexpr (std::is_same_v<T, std::int64_t>) return "int64";
-  else if constexpr (std::is_same_v<T, float>) return "float";
-  else return "double";
+  return gbcuda::detail::value_type_name<T>();
 }
-// Calls f(T{}) for a type drawn from the five value types.
+// Calls f(T{}) for a type drawn from the eleven value types.
 template <class F>
 void with_type(Case& c, F&& f) {
-  switch (c.pick(5)) {
+  switch (c.pick(11)) {
     case 0: f(bool{}); break;
-    case 1: f(std::int32_t{}); break;
-    case 2: f(std::int64_t{}); break;
-    case 3: f(float{}); break;
+    case 1: f(std::int8_t{}); break;
+    case 2: f(std::int16_t{}); break;
+    case 3: f(std::int32_t{}); break;
+    case 4: f(std::int64_t{}); break;
+    case 5: f(std::uint8_t{}); break;
+    case 6: f(std::uint16_t{}); break;
+    case 7: f(std::uint32_t{}); break;
+    case 8: f(std::uint64_t{}); break;
+    case 9: f(float{}); break;
     default: f(double{}); break;
   }
 }
+// X(S) with S GraphBLAS's suffix of T (BOOL, INT8, ..., FP64), in a chain of if constexpr.
+#define DIFF_BY_GRB_TYPE(T, X)                             \
+  if constexpr (std::is_same_v<T, bool>) {                 \
+    X(BOOL)                                                \
+  } else if constexpr (std::is_same_v<T, std::int8_t>) {   \
+    X(INT8)                                                \
+  } else if constexpr (std::is_same_v<T, std::int16_t>) {  \
+    X(INT16)                                               \
+  } else if constexpr (std::is_same_v<T, std::int32_t>) {  \
+    X(INT32)                                               \
+  } else if constexpr (std::is_same_v<T, std::int64_t>) {  \
+    X(INT64)                                               \
+  } else if constexpr (std::is_same_v<T, std::uint8_t>) {  \
+    X(UINT8)                                               \
+  } else if constexpr (std::is_same_v<T, std::uint16_t>) { \
+    X(UINT16)                                              \
+  } else if constexpr (std::is_same_v<T, std::uint32_t>) { \
+    X(UINT32)                                              \
+  } else if constexpr (std::is_same_v<T, std::uint64_t>) { \
+    X(UINT64)                                              \
+  } else if constexpr (std::is_same_v<T, float>) {         \
+    X(FP32)                                                \
+  } else {                                                 \
+    X(FP64)                                                \
+  }
 
 enum class Bin { Plus, Minus, Times, Min, Max, First, Second, Pair, Lor, Land };
 const char* bin_name(Bin k);

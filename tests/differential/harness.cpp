@@ -89,8 +89,14 @@ const char* mon_name(Mon k) {
     return GrB_NULL;                           \
   }
 DIFF_GRB_OPS(bool, BOOL)
+DIFF_GRB_OPS(std::int8_t, INT8)
+DIFF_GRB_OPS(std::int16_t, INT16)
 DIFF_GRB_OPS(std::int32_t, INT32)
 DIFF_GRB_OPS(std::int64_t, INT64)
+DIFF_GRB_OPS(std::uint8_t, UINT8)
+DIFF_GRB_OPS(std::uint16_t, UINT16)
+DIFF_GRB_OPS(std::uint32_t, UINT32)
+DIFF_GRB_OPS(std::uint64_t, UINT64)
 DIFF_GRB_OPS(float, FP32)
 DIFF_GRB_OPS(double, FP64)
 #undef DIFF_GRB_OPS
@@ -109,8 +115,14 @@ DIFF_GRB_OPS(double, FP64)
     }                                               \
     return GrB_NULL;                                \
   }
+DIFF_GRB_MONOIDS(std::int8_t, INT8)
+DIFF_GRB_MONOIDS(std::int16_t, INT16)
 DIFF_GRB_MONOIDS(std::int32_t, INT32)
 DIFF_GRB_MONOIDS(std::int64_t, INT64)
+DIFF_GRB_MONOIDS(std::uint8_t, UINT8)
+DIFF_GRB_MONOIDS(std::uint16_t, UINT16)
+DIFF_GRB_MONOIDS(std::uint32_t, UINT32)
+DIFF_GRB_MONOIDS(std::uint64_t, UINT64)
 DIFF_GRB_MONOIDS(float, FP32)
 DIFF_GRB_MONOIDS(double, FP64)
 #undef DIFF_GRB_MONOIDS

@@ -69,11 +69,11 @@ void matrix_unary_case(Case& c) {
   Bin bin = Bin::Plus;
   bool first = false;
   const T s = draw_value<T>(c);
-  double thunk = 0;
+  ThunkOf<T> thunk = 0;
   std::ostringstream o;
   if (kind == 0) {
     p = Pred(c.pick(10));
-    thunk = positional(p) ? double(c.between(-nrows - 1, ncols + 1)) : double(draw_value<T>(c));
+    thunk = positional(p) ? ThunkOf<T>(c.between(-nrows - 1, ncols + 1)) : ThunkOf<T>(draw_value<T>(c));
     o << "select-matrix<" << type_name<T>() << "> " << pred_name(p) << " thunk=" << value_string(thunk);
   } else if (kind == 1) {
     un = Un(c.pick(std::is_same_v<T, double> ? 7 : 6));
@@ -94,7 +94,7 @@ void matrix_unary_case(Case& c) {
   GrB_Matrix out = alias_c ? gA.m : gC.m;
   if (kind == 0) {
     if (positional(p)) {
-      grb_ok(c, GrB_Matrix_select_INT64(out, GrB_NULL, GrB_NULL, grb_pred<T>(p), gA.m, std::int64_t(thunk), GrB_NULL),
+      grb_ok(c, GrB_Matrix_select_INT64(out, GrB_NULL, GrB_NULL, grb_pred<T>(p), gA.m, Index(thunk), GrB_NULL),
              "select");
     } else {
       grb_ok(c, Grb<T>::mselect(out, grb_pred<T>(p), gA.m, T(thunk)), "select");

@@ -52,17 +52,7 @@ inline GrB_BinaryOp grb_user_bin() {
   return GrB_NULL;
 template <class T>
 GrB_UnaryOp grb_un(Un k) {
-  if constexpr (std::is_same_v<T, bool>) {
-    DIFF_GRB_UNARY(BOOL)
-  } else if constexpr (std::is_same_v<T, std::int32_t>) {
-    DIFF_GRB_UNARY(INT32)
-  } else if constexpr (std::is_same_v<T, std::int64_t>) {
-    DIFF_GRB_UNARY(INT64)
-  } else if constexpr (std::is_same_v<T, float>) {
-    DIFF_GRB_UNARY(FP32)
-  } else {
-    DIFF_GRB_UNARY(FP64)
-  }
+  DIFF_BY_GRB_TYPE(T, DIFF_GRB_UNARY)
 }
 #undef DIFF_GRB_UNARY
 
@@ -90,6 +80,11 @@ inline const char* pred_name(Pred k) {
   return names[int(k)];
 }
 inline bool positional(Pred k) { return int(k) <= int(Pred::Offdiag); }
+// The type a case passes its select thunk in: a double holds every value of the types up to 32
+// bits exactly; the 64-bit integers go as themselves (a positional thunk below 0 as a uint64_t
+// wraps, and is cast back to the same offset).
+template <class T>
+using ThunkOf = std::conditional_t<std::is_integral_v<T> && sizeof(T) == 8, T, double>;
 
 #define DIFF_GRB_PRED(S)                        \
   switch (k) {                                  \
@@ -107,17 +102,7 @@ inline bool positional(Pred k) { return int(k) <= int(Pred::Offdiag); }
   return GrB_NULL;
 template <class T>
 GrB_IndexUnaryOp grb_pred(Pred k) {
-  if constexpr (std::is_same_v<T, bool>) {
-    DIFF_GRB_PRED(BOOL)
-  } else if constexpr (std::is_same_v<T, std::int32_t>) {
-    DIFF_GRB_PRED(INT32)
-  } else if constexpr (std::is_same_v<T, std::int64_t>) {
-    DIFF_GRB_PRED(INT64)
-  } else if constexpr (std::is_same_v<T, float>) {
-    DIFF_GRB_PRED(FP32)
-  } else {
-    DIFF_GRB_PRED(FP64)
-  }
+  DIFF_BY_GRB_TYPE(T, DIFF_GRB_PRED)
 }
 #undef DIFF_GRB_PRED
 

@@ -159,7 +159,7 @@ void select_case(Case& c) {
   const Pred k = Pred(c.pick(10));
   const Index n = c.length();
   // Positional thunks are small integers around the indices; value thunks are drawn values.
-  const double thunk = positional(k) ? double(c.between(-n - 1, 2)) : double(draw_value<T>(c));
+  const ThunkOf<T> thunk = positional(k) ? ThunkOf<T>(c.between(-n - 1, 2)) : ThunkOf<T>(draw_value<T>(c));
   c.note(std::string("select<") + type_name<T>() + "> " + pred_name(k) + " thunk=" + value_string(thunk));
   Input<T> w = make_vector<T>(c, "w", n, c.b);
   const bool alias_u = c.chance(0.1);
@@ -177,7 +177,7 @@ void select_case(Case& c) {
   const GrB_Vector gu = alias_u ? gw.v : gu_own.v;
   const GrB_Vector gm = grb_mask(mask, gw.v, gu);
   if (positional(k))
-    grb_ok(c, GrB_Vector_select_INT64(gw.v, gm, grb_accum<T>(acc), grb_pred<T>(k), gu, std::int64_t(thunk), mask.grb()),
+    grb_ok(c, GrB_Vector_select_INT64(gw.v, gm, grb_accum<T>(acc), grb_pred<T>(k), gu, Index(thunk), mask.grb()),
            "select");
   else grb_ok(c, Grb<T>::select(gw.v, gm, grb_accum<T>(acc), grb_pred<T>(k), gu, T(thunk), mask.grb()), "select");
 

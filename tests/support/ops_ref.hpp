@@ -112,8 +112,14 @@ struct Grb;
     static GrB_BinaryOp second() { return GrB_SECOND_##SUFFIX; }                                                     \
   };
 OPS_GRB_TRAITS(bool, BOOL)
+OPS_GRB_TRAITS(std::int8_t, INT8)
+OPS_GRB_TRAITS(std::int16_t, INT16)
 OPS_GRB_TRAITS(std::int32_t, INT32)
 OPS_GRB_TRAITS(std::int64_t, INT64)
+OPS_GRB_TRAITS(std::uint8_t, UINT8)
+OPS_GRB_TRAITS(std::uint16_t, UINT16)
+OPS_GRB_TRAITS(std::uint32_t, UINT32)
+OPS_GRB_TRAITS(std::uint64_t, UINT64)
 OPS_GRB_TRAITS(float, FP32)
 OPS_GRB_TRAITS(double, FP64)
 #undef OPS_GRB_TRAITS

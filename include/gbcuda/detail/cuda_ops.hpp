@@ -55,7 +55,7 @@ struct ElementOp {
   BinCode binary = BinCode::None;        // BindFirst / BindSecond: the operator ...
   T scalar{};                            // ... and its bound operand
   SelectKind select = SelectKind::Tril;  // Select: keep x at i when select_holds(select, x, i, 0, thunk)
-  double thunk = 0.0;
+  SelectThunk<T> thunk;
 };
 // The code of an operator cuda_supports_unary_op accepts.
 template <class Op, class T>
@@ -72,7 +72,7 @@ ElementOp<T> element_op(const Op& op) {
   return e;
 }
 template <class T>
-ElementOp<T> select_op(SelectKind kind, double thunk) {
+ElementOp<T> select_op(SelectKind kind, const SelectThunk<T>& thunk) {
   ElementOp<T> e;
   e.kind = ElementKind::Select;
   e.select = kind;
@@ -154,7 +154,7 @@ Csr<Z> library_spgemm(const CsrView<Z>& a, const std::int32_t* a_row_ptr32, cons
 void connected_components(const CsrView<bool>& a, bool symmetric, Vid* parent);
 // The entries of `a` where select_holds(kind, value, i, j, thunk) (matrix_ops.cu).
 template <class T>
-Csr<T> select_csr(const Csr<T>& a, SelectKind kind, double thunk);
+Csr<T> select_csr(const Csr<T>& a, SelectKind kind, const SelectThunk<T>& thunk);
 // out[p] = cast_to<To>(in.get(p)) for p < count.
 template <class To>
 void cast_values(To* out, const TypedValues& in, Index count);

@@ -36,6 +36,7 @@ __device__ inline void add_count(long long local, Index* count) {
 template <class Z>
 __device__ inline Z shuffle_down(Z v, int o) {
   if constexpr (std::is_same_v<Z, bool>) return __shfl_down_sync(0xffffffffu, int(v), o) != 0;
+  else if constexpr (sizeof(Z) < 4) return Z(__shfl_down_sync(0xffffffffu, int(v), o));
   else return __shfl_down_sync(0xffffffffu, v, o);
 }
 

@@ -460,13 +460,10 @@ void product_op(Vector<TW>& w, const MaskArg& mask, const Accum& accum, const S&
 // A vector select's predicate as the host apply's keep: u(i) = x stays when op(x, i, 0, thunk)
 // holds. A named type, not a lambda inside select, so that the host loop is compiled once per
 // predicate and value type, not once per mask and accumulator type of the call as well.
-template <SelectKind K>
+template <SelectKind K, class T>
 struct SelectKeep {
-  double thunk;
-  template <class X>
-  bool operator()(const X& x, Index i) const {
-    return SelectOp<K>{}(x, i, Index(0), thunk);
-  }
+  SelectThunk<T> thunk;
+  bool operator()(const T& x, Index i) const { return select_holds(K, x, i, Index(0), thunk); }
 };
 
 // A user-defined index-unary predicate as select's keep test: pred(x, i, 0, thunk).

@@ -62,12 +62,18 @@ struct MaskView {
 
 // The value types as a run-time code, for kernels that read operands of any type and typecast
 // them (one kernel per result type instead of one per combination of operand types).
-enum class ValueType : std::int8_t { Bool, Int32, Int64, Float, Double };
+enum class ValueType : std::int8_t { Bool, Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64, Float, Double };
 template <class T>
 constexpr ValueType value_type_code() {
   if constexpr (std::is_same_v<T, bool>) return ValueType::Bool;
+  else if constexpr (std::is_same_v<T, std::int8_t>) return ValueType::Int8;
+  else if constexpr (std::is_same_v<T, std::int16_t>) return ValueType::Int16;
   else if constexpr (std::is_same_v<T, std::int32_t>) return ValueType::Int32;
   else if constexpr (std::is_same_v<T, std::int64_t>) return ValueType::Int64;
+  else if constexpr (std::is_same_v<T, std::uint8_t>) return ValueType::UInt8;
+  else if constexpr (std::is_same_v<T, std::uint16_t>) return ValueType::UInt16;
+  else if constexpr (std::is_same_v<T, std::uint32_t>) return ValueType::UInt32;
+  else if constexpr (std::is_same_v<T, std::uint64_t>) return ValueType::UInt64;
   else if constexpr (std::is_same_v<T, float>) return ValueType::Float;
   else {
     static_assert(std::is_same_v<T, double>, "not one of the value types");
@@ -76,23 +82,33 @@ constexpr ValueType value_type_code() {
 }
 
 // Values of any value type, read as Z with GraphBLAS typecasting (cast_to). values == nullptr:
-// every value is the iso value (kept in both an integer and a floating form so no cast loses it).
+// every value is the iso value, kept in an integer form (its bits: an unsigned 64-bit iso value
+// past INT64_MAX reads back whole) and a floating one, so that no cast loses it.
 struct TypedValues {
   const void* values = nullptr;
   ValueType type = ValueType::Bool;
   std::int64_t iso_int = 1;
   double iso_float = 1.0;
+  template <class Z, class S>
+  GBCUDA_HD Z get_as(Index p, S iso) const {
+    return cast_to<Z>(values ? static_cast<const S*>(values)[p] : iso);
+  }
   template <class Z>
   GBCUDA_HD Z get(Index p) const {
     switch (type) {
-      case ValueType::Bool: return cast_to<Z>(values ? static_cast<const bool*>(values)[p] : iso_int != 0);
-      case ValueType::Int32:
-        return cast_to<Z>(values ? static_cast<const std::int32_t*>(values)[p] : std::int32_t(iso_int));
-      case ValueType::Int64: return cast_to<Z>(values ? static_cast<const std::int64_t*>(values)[p] : iso_int);
-      case ValueType::Float: return cast_to<Z>(values ? static_cast<const float*>(values)[p] : float(iso_float));
+      case ValueType::Bool: return get_as<Z, bool>(p, iso_int != 0);
+      case ValueType::Int8: return get_as<Z, std::int8_t>(p, std::int8_t(iso_int));
+      case ValueType::Int16: return get_as<Z, std::int16_t>(p, std::int16_t(iso_int));
+      case ValueType::Int32: return get_as<Z, std::int32_t>(p, std::int32_t(iso_int));
+      case ValueType::Int64: return get_as<Z, std::int64_t>(p, iso_int);
+      case ValueType::UInt8: return get_as<Z, std::uint8_t>(p, std::uint8_t(iso_int));
+      case ValueType::UInt16: return get_as<Z, std::uint16_t>(p, std::uint16_t(iso_int));
+      case ValueType::UInt32: return get_as<Z, std::uint32_t>(p, std::uint32_t(iso_int));
+      case ValueType::UInt64: return get_as<Z, std::uint64_t>(p, std::uint64_t(iso_int));
+      case ValueType::Float: return get_as<Z, float>(p, float(iso_float));
       case ValueType::Double: break;
     }
-    return cast_to<Z>(values ? static_cast<const double*>(values)[p] : iso_float);
+    return get_as<Z, double>(p, iso_float);
   }
 };
 template <class T>
