@@ -248,8 +248,14 @@ void every_semiring_of(Rng& rng, const char* type) {
 TEST(ValueProductGpu, EveryBuiltinSemiringRunsOnTheGpu) {
   if (!gbcuda::cuda_available()) GTEST_SKIP() << "no CUDA device: the check is about the GPU backend";
   Rng rng(7);
+  every_semiring_of<std::int8_t>(rng, "int8");
+  every_semiring_of<std::int16_t>(rng, "int16");
   every_semiring_of<std::int32_t>(rng, "int32");
   every_semiring_of<std::int64_t>(rng, "int64");
+  every_semiring_of<std::uint8_t>(rng, "uint8");
+  every_semiring_of<std::uint16_t>(rng, "uint16");
+  every_semiring_of<std::uint32_t>(rng, "uint32");
+  every_semiring_of<std::uint64_t>(rng, "uint64");
   every_semiring_of<float>(rng, "float");
   every_semiring_of<double>(rng, "double");
   every_semiring_of<bool>(rng, "bool");
