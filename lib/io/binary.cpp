@@ -69,22 +69,6 @@ constexpr std::uint32_t type_code() {
     return 11;
   }
 }
-std::size_t type_size(std::uint32_t code) {
-  switch (code) {
-    case 1:
-    case 6:
-    case 8: return 1;
-    case 7:
-    case 9: return 2;
-    case 2:
-    case 4:
-    case 10: return 4;
-    case 3:
-    case 5:
-    case 11: return 8;
-    default: return 0;
-  }
-}
 
 [[noreturn]] void corrupt(const std::string& path, const std::string& what) {
   throw Error(Status::ParseError, path + ": " + what);
@@ -230,6 +214,11 @@ decltype(auto) with_type(std::uint32_t code, F&& f) {
     case 11: return f(std::uint64_t{});
     default: return f(double{});
   }
+}
+// Bytes a value of the type code takes; 0 for a code no type has.
+std::size_t type_size(std::uint32_t code) {
+  if (code < 1 || code > 11) return 0;
+  return with_type(code, [](auto u) { return sizeof(u); });
 }
 
 }  // namespace

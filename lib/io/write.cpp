@@ -196,12 +196,8 @@ class Writer {
     buf_.append(s);
     maybe_flush();
   }
-  void integer(std::int64_t v) {
-    char tmp[24];
-    auto r = std::to_chars(tmp, tmp + sizeof tmp, v);
-    buf_.append(tmp, r.ptr);
-  }
-  void unsigned_integer(std::uint64_t v) {
+  template <class I>
+  void integer(I v) {  // any integer type (a uint64_t past INT64_MAX stays unsigned)
     char tmp[24];
     auto r = std::to_chars(tmp, tmp + sizeof tmp, v);
     buf_.append(tmp, r.ptr);
@@ -258,7 +254,7 @@ void write_matrix_market(const std::string& path, const Matrix<T>& A) {
           const T v = csr.is_iso() ? csr.iso_value : csr.values[static_cast<std::size_t>(k)];
           w.ch(' ');
           if constexpr (std::is_same_v<T, std::uint64_t>) {
-            w.unsigned_integer(v);
+            w.integer(v);
           } else if constexpr (std::is_integral_v<T>) {
             w.integer(static_cast<std::int64_t>(v));
           } else {
