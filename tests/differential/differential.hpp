@@ -73,20 +73,19 @@ const char* type_name() {
   return gbcuda::detail::value_type_name<T>();
 }
 // Calls f(T{}) for a type drawn from the eleven value types. Under the sanitizers
-// (DIFF_SANITIZER_TYPES, tests/CMakeLists.txt) from eight: the narrow and unsigned types there
-// are int8_t, uint16_t and uint64_t (signed and unsigned promotion, wrapping, 64-bit unsigned),
-// since compiling every case for all eleven at -O0 took most of that build's time.
+// (DIFF_SANITIZER_TYPES, tests/CMakeLists.txt) from six: the narrow and unsigned ones there are
+// int8_t and uint64_t (signed promotion and wrapping of a narrow type, 64-bit unsigned), since
+// compiling every case for all eleven at -O0 took most of that build's time (the other builds
+// draw from all eleven).
 template <class F>
 void with_type(Case& c, F&& f) {
 #if DIFF_SANITIZER_TYPES
-  switch (c.pick(8)) {
+  switch (c.pick(6)) {
     case 0: f(bool{}); break;
     case 1: f(std::int8_t{}); break;
     case 2: f(std::int32_t{}); break;
-    case 3: f(std::int64_t{}); break;
-    case 4: f(std::uint16_t{}); break;
-    case 5: f(std::uint64_t{}); break;
-    case 6: f(float{}); break;
+    case 3: f(std::uint64_t{}); break;
+    case 4: f(float{}); break;
     default: f(double{}); break;
   }
 #else
