@@ -3,6 +3,7 @@
 // several semirings (B as given and transposed), and the reduction of a matrix to a scalar.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <optional>
@@ -381,6 +382,72 @@ TEST_P(MatrixOps, MasksAndAccumulatorsOnMatrixOutputsMatchGraphBLAS) {
   EXPECT_THROW(gbcuda::ewise_add(C, W, gbcuda::no_accum, gbcuda::Plus<double>{}, A, B, {}, b()), gbcuda::Error);
 }
 
+// Element-wise add and multiply and the masked, accumulated write on skewed shapes, against
+// GraphBLAS: rows of thousands of entries beside empty ones, a pattern (iso) operand, an operand
+// without entries, a mask with zero values, every descriptor; on the GPU all of it stays there.
+TEST_P(MatrixOps, MergesOfSkewedMatricesMatchGraphBLASInTheirBackend) {
+  using T = std::int32_t;
+  Rng rng(91);
+  const Index n = 64, m = 6000;
+  auto skewed = [&](double avg, bool pattern, Index step) {
+    Coo<T> c = random_matrix<T>(rng, n, m, avg, pattern);
+    for (Index i : {Index(3), Index(40)})  // two long rows, one of them every column
+      for (Index j = i % 2; j < m; j += step + i % 2) {
+        c.rows.push_back(i);
+        c.cols.push_back(j);
+        if (!pattern) c.vals.push_back(random_value<T>(rng));
+      }
+    return c;
+  };
+  const Coo<T> ca = skewed(4.0, false, 2), cb = skewed(6.0, true, 3), cc = skewed(3.0, false, 5);
+  Coo<T> cm = skewed(40.0, false, 4);
+  for (T& x : cm.vals) x = std::uniform_int_distribution<int>(0, 2)(rng) == 0 ? 0 : x == 0 ? 7 : x;
+  Coo<T> ce;
+  ce.nrows = n;
+  ce.ncols = m;
+  const std::vector<std::pair<const Coo<T>*, const Coo<T>*>> pairs = {{&ca, &cb}, {&cb, &ca}, {&ca, &ce}, {&ce, &cb}};
+  const Matrix<T> C0 = gb_matrix(cc), M = gb_matrix(cm);
+  const GMat gC0 = grb_matrix(cc), gM = grb_matrix(cm);
+  const std::uint64_t before = gbcuda::host_fallbacks();
+  for (const auto& [pa, pb] : pairs) {
+    const Matrix<T> A = gb_matrix(*pa), B = gb_matrix(*pb);
+    const GMat gA = grb_matrix(*pa), gB = grb_matrix(*pb);
+    for (int flags = 0; flags < 16; ++flags) {
+      gbcuda::Descriptor d;
+      d.replace = flags & 1;
+      d.mask_structural = flags & 2;
+      d.mask_complement = flags & 4;
+      const bool masked = flags & 8;
+      const GrB_Descriptor gd = grb_desc(d.replace, d.mask_structural, d.mask_complement, false, false);
+      SCOPED_TRACE(std::string("nnz ") + std::to_string(pa->rows.size()) + " and " + std::to_string(pb->rows.size()) +
+                   (masked ? ", mask" : "") + (d.replace ? ", replace" : "") +
+                   (d.mask_structural ? ", structural" : "") + (d.mask_complement ? ", complement" : ""));
+      for (bool add : {true, false}) {
+        Matrix<T> C = C0;
+        GMat gC;
+        OPS_GRB(GrB_Matrix_dup(&gC.m, gC0.m));
+        const GrB_Matrix gmask = masked ? gM.m : GrB_Matrix(GrB_NULL);
+        if (add) {
+          if (masked) gbcuda::ewise_add(C, M, gbcuda::Max<T>{}, gbcuda::Plus<T>{}, A, B, d, b());
+          else gbcuda::ewise_add(C, gbcuda::no_mask, gbcuda::Max<T>{}, gbcuda::Plus<T>{}, A, B, d, b());
+          OPS_GRB(GrB_Matrix_eWiseAdd_BinaryOp(gC.m, gmask, GrB_MAX_INT32, GrB_PLUS_INT32, gA.m, gB.m, gd));
+        } else {
+          if (masked) gbcuda::ewise_mult(C, M, gbcuda::no_accum, gbcuda::Times<T>{}, A, B, d, b());
+          else gbcuda::ewise_mult(C, gbcuda::no_mask, gbcuda::no_accum, gbcuda::Times<T>{}, A, B, d, b());
+          OPS_GRB(GrB_Matrix_eWiseMult_BinaryOp(gC.m, gmask, GrB_NULL, GrB_TIMES_INT32, gA.m, gB.m, gd));
+        }
+        EXPECT_EQ(entries_of(C), entries_of<T>(gC.m)) << (add ? "ewise_add, max" : "ewise_mult");
+        const auto& c = C.csr(Backend::Host);
+        ASSERT_EQ(c.row_ptr.size(), std::size_t(n) + 1);
+        for (Index i = 0; i < n; ++i)
+          for (gbcuda::Offset p = c.row_ptr.data()[i] + 1; p < c.row_ptr.data()[i + 1]; ++p)
+            ASSERT_LT(c.col_idx.data()[p - 1], c.col_idx.data()[p]) << "row " << i << " not ascending";
+      }
+    }
+  }
+  EXPECT_EQ(gbcuda::host_fallbacks(), before) << "a built-in operator's merge ran on host copies";
+}
+
 // C<M>(I, J) = accum(C(I, J), A or x) against GrB_Matrix_assign and GrB_Matrix_assign_FP64:
 // index lists out of order, every combination of replace, structural, complement and A', without
 // an accumulator and with PLUS.
@@ -394,22 +461,30 @@ TEST_P(MatrixOps, AssignMatchesGraphBLAS) {
   for (double& x : cm.vals) x = pick(rng) == 0 ? 0.0 : 1.0;
   const Matrix<double> C0 = gb_matrix(cc), A = gb_matrix(ca), At = gb_matrix(cat), M = gb_matrix(cm);
   const GMat gC0 = grb_matrix(cc), gA = grb_matrix(ca), gAt = grb_matrix(cat), gM = grb_matrix(cm);
-  std::vector<Index> I, J;
-  for (Index r = 0; r < ni; ++r) I.push_back((r * 7 + 5) % n);   // distinct: 7 and 45 are coprime
-  for (Index s = 0; s < nj; ++s) J.push_back((s * 11 + 2) % m);  // distinct: 11 and 38 are coprime
-  const std::vector<GrB_Index> gI(I.begin(), I.end()), gJ(J.begin(), J.end());
-  for (int flags = 0; flags < 16; ++flags) {
+  std::vector<Index> I_any, J_any;
+  for (Index r = 0; r < ni; ++r) I_any.push_back((r * 7 + 5) % n);   // distinct: 7 and 45 are coprime
+  for (Index s = 0; s < nj; ++s) J_any.push_back((s * 11 + 2) % m);  // distinct: 11 and 38 are coprime
+  std::vector<Index> sorted_I = I_any, sorted_J = J_any;
+  std::sort(sorted_I.begin(), sorted_I.end());
+  std::sort(sorted_J.begin(), sorted_J.end());
+  const std::uint64_t before = gbcuda::host_fallbacks();
+  for (int flags = 0; flags < 32; ++flags) {
     gbcuda::Descriptor d;
     d.replace = flags & 1;
     d.mask_structural = flags & 2;
     d.mask_complement = flags & 4;
     d.transpose_a = flags & 8;
+    const bool ascending = flags & 16;  // the lists in order (the GPU's rows need no sort)
+    const std::vector<Index>& I = ascending ? sorted_I : I_any;
+    const std::vector<Index>& J = ascending ? sorted_J : J_any;
+    const std::vector<GrB_Index> gI(I.begin(), I.end()), gJ(J.begin(), J.end());
     const GrB_Descriptor gd = grb_desc(d.replace, d.mask_structural, d.mask_complement, d.transpose_a, false);
     for (const bool plus : {false, true}) {
       for (const bool masked : {false, true}) {
         SCOPED_TRACE(std::string(plus ? "plus" : "no accum") + (masked ? ", masked" : ", no mask") +
-                     (d.replace ? ", replace" : "") + (d.mask_structural ? ", structural" : "") +
-                     (d.mask_complement ? ", complement" : "") + (d.transpose_a ? ", A'" : ""));
+                     (ascending ? ", lists ascending" : "") + (d.replace ? ", replace" : "") +
+                     (d.mask_structural ? ", structural" : "") + (d.mask_complement ? ", complement" : "") +
+                     (d.transpose_a ? ", A'" : ""));
         const Matrix<double>& src = d.transpose_a ? At : A;
         const GMat& gsrc = d.transpose_a ? gAt : gA;
         auto ours = [&](auto&& call) {
@@ -444,6 +519,9 @@ TEST_P(MatrixOps, AssignMatchesGraphBLAS) {
       }
     }
   }
+  EXPECT_EQ(gbcuda::host_fallbacks(), before) << "a built-in accumulator's assign ran on host copies";
+  const std::vector<Index>& I = I_any;
+  const std::vector<Index>& J = J_any;
   Matrix<double> C = C0;
   std::vector<Index> twice = I;
   twice[3] = twice[4];
@@ -914,6 +992,62 @@ TEST_P(MatrixOps, ExtractMatchesGraphBLAS) {
   EXPECT_THROW(gbcuda::extract(C, gbcuda::no_mask, gbcuda::no_accum, A, bad, ok, {}, b()), gbcuda::Error);
   EXPECT_THROW(gbcuda::extract(C, gbcuda::no_mask, gbcuda::no_accum, A, ok, std::vector<Index>{40}, {}, b()),
                gbcuda::Error);
+}
+
+// C = A(I, J) on a skewed matrix (a row of every third column beside empty rows) and a pattern
+// one, against GraphBLAS: ascending lists (the columns come out in order), descending ones with
+// repeats (each row sorted afterwards), a long row listed again and again, empty lists; on the
+// GPU all of it stays there.
+TEST_P(MatrixOps, ExtractOfSkewedAndPatternMatricesMatchesGraphBLAS) {
+  using T = std::int64_t;
+  Rng rng(59);
+  const Index n = 70, m = 5000;
+  for (bool pattern : {false, true}) {
+    Coo<T> ca = random_matrix<T>(rng, n, m, 5.0, pattern);
+    for (Index j = 1; j < m; j += 3) {
+      ca.rows.push_back(11);
+      ca.cols.push_back(j);
+      if (!pattern) ca.vals.push_back(random_value<T>(rng));
+    }
+    const Matrix<T> A = gb_matrix(ca);
+    const GMat ga = grb_matrix(ca);
+    std::vector<Index> all_rows(static_cast<std::size_t>(n)), all_cols(static_cast<std::size_t>(m));
+    for (Index i = 0; i < n; ++i) all_rows[std::size_t(i)] = i;
+    for (Index j = 0; j < m; ++j) all_cols[std::size_t(j)] = j;
+    std::vector<Index> down, repeats, hub_rows, some_cols;
+    for (Index j = m - 1; j >= 0; j -= 2) down.push_back(j), down.push_back(j);
+    for (Index j = 0; j < m; j += 7) repeats.insert(repeats.end(), {j, j, j});
+    for (int k = 0; k < 20; ++k)
+      hub_rows.push_back(k % 3 == 0 ? 11 : std::uniform_int_distribution<Index>(0, n - 1)(rng));
+    for (int k = 0; k < 900; ++k) some_cols.push_back(std::uniform_int_distribution<Index>(0, m - 1)(rng));
+    const std::vector<Index> none;
+    const std::vector<std::tuple<const std::vector<Index>*, const std::vector<Index>*, const char*>> lists = {
+        {&all_rows, &all_cols, "every row and column"},
+        {&all_rows, &down, "columns descending, twice each"},
+        {&hub_rows, &repeats, "columns ascending, thrice each"},
+        {&hub_rows, &some_cols, "random columns"},
+        {&none, &some_cols, "no rows"},
+        {&hub_rows, &none, "no columns"}};
+    const std::uint64_t before = gbcuda::host_fallbacks();
+    for (const auto& [I, J, what] : lists) {
+      SCOPED_TRACE(std::string(what) + (pattern ? ", pattern" : ""));
+      Matrix<T> C;
+      gbcuda::extract(C, gbcuda::no_mask, gbcuda::no_accum, A, *I, *J, {}, b());
+      ASSERT_EQ(C.nrows(), Index(I->size()));
+      ASSERT_EQ(C.ncols(), Index(J->size()));
+      GMat want = grb_empty_matrix<T>(Index(I->size()), Index(J->size()));
+      std::vector<GrB_Index> gi(I->begin(), I->end()), gj(J->begin(), J->end());
+      gi.reserve(1);  // GraphBLAS rejects null arrays even for empty lists
+      gj.reserve(1);
+      OPS_GRB(GrB_Matrix_extract(want.m, nullptr, nullptr, ga.m, gi.data(), gi.size(), gj.data(), gj.size(), nullptr));
+      EXPECT_EQ(entries_of(C), entries_of<T>(want.m));
+      const auto& c = C.csr(Backend::Host);
+      for (Index i = 0; i < c.nrows; ++i)
+        for (gbcuda::Offset p = c.row_ptr.data()[i] + 1; p < c.row_ptr.data()[i + 1]; ++p)
+          ASSERT_LT(c.col_idx.data()[p - 1], c.col_idx.data()[p]) << "row " << i << " not ascending";
+    }
+    EXPECT_EQ(gbcuda::host_fallbacks(), before) << "extract ran on host copies";
+  }
 }
 
 // C = kron(A, B) against GrB_Matrix_kronecker_BinaryOp, a pattern input among them.

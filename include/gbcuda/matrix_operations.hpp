@@ -34,8 +34,9 @@
 // operator; the descriptor's replace, mask_complement and mask_structural act as in GraphBLAS
 // (detail::write_matrix). Without a mask or an accumulator C is replaced by the result (a 0 x 0
 // C, default-constructed, is an empty matrix of the result's shape); with either, C's old entries
-// are read, and the result is merged with them on the host, then moved to `where`. The operations
-// run in the backend `where` (select, mxm, apply, transpose) or on host copies.
+// are read, and the result is merged with them in `where` (on the GPU for the built-in
+// accumulators: cuda::merge_csr). The operations run in the backend `where` (select, mxm, apply,
+// transpose, ewise_add, ewise_mult and extract) or on host copies.
 //
 // Triangle counting (examples/tc) is the use: L = select(tril, A, -1); C<L> = L * L' over
 // PLUS_PAIR; the count is reduce(plus, C).
@@ -172,6 +173,17 @@ template <>
 struct is_matrix_mask<NoMask> : std::true_type {};
 template <class T>
 struct is_matrix_mask<Matrix<T>> : std::true_type {};
+// A matrix mask's value type (bool for no_mask).
+template <class M>
+struct mask_value {
+  using type = bool;
+};
+template <class T>
+struct mask_value<Matrix<T>> {
+  using type = T;
+};
+template <class M>
+using mask_value_t = typename mask_value<M>::type;
 
 // GraphBLAS's last step of an operation with a matrix output, C<M, accum, replace> = T, on host
 // CSRs of one shape: Z = T without an accumulator, else the union of C and T with accum(c, t)
@@ -231,7 +243,9 @@ Csr<TC> host_write_matrix(const Csr<TC>& c, const Csr<TM>* m, const Accum& accum
 }
 
 // C<mask, accum, d.replace> = T, the result of an operation named `name` (GraphBLAS's write):
-// without a mask (not complemented) or an accumulator C becomes T; else C, the mask and T are merged on the host
+// without a mask (not complemented) or an accumulator C becomes T; else C, the mask and T are
+// merged: on the GPU when `where` is Cuda and the accumulator a built-in one over TC
+// (cuda::merge_csr, a valued mask first reduced to its non-zero entries), else on the host
 // (host_write_matrix) and the result moved to `where`. on_gpu: T was computed on the GPU, so a
 // merge on the host counts as a host fallback (an operation that ran on host copies counted it).
 // A 0 x 0 C (default-constructed or moved-from) counts as an empty matrix of T's shape.
@@ -257,12 +271,42 @@ void write_matrix(Matrix<TC>& C, const MaskArg& mask, const Accum& accum, const 
       throw_dimension_mismatch((what + " output rows").c_str(), t.nrows(), C.nrows());
     if (!c_empty && C.ncols() != t.ncols())
       throw_dimension_mismatch((what + " output columns").c_str(), t.ncols(), C.ncols());
-    Csr<TC> none;
-    if (c_empty) {
+    auto empty_c = [&](Backend in) {
+      Csr<TC> none;
       none.nrows = t.nrows();
       none.ncols = t.ncols();
-      none.row_ptr = Array<Offset>(std::vector<Offset>(static_cast<std::size_t>(t.nrows()) + 1, 0), Backend::Host);
+      none.row_ptr = Array<Offset>(std::vector<Offset>(static_cast<std::size_t>(t.nrows()) + 1, 0), in);
+      return none;
+    };
+#if GBCUDA_HAVE_CUDA
+    if constexpr (cuda_supports_accum<Accum, TC>()) {
+      if (where == Backend::Cuda) {  // the merge on the device: the mask's allowing entries as a pattern
+        cuda::MergeRule r;
+        r.kind = cuda::MergeKind::Write;
+        r.op = cuda::bin_code<Accum, TC>();
+        r.mask_complement = d.mask_complement;
+        r.replace = d.replace;
+        Csr<mask_value_t<MaskArg>> nonzero;  // a valued mask's non-zero entries
+        if constexpr (!std::is_same_v<MaskArg, NoMask>) {
+          using TM = mask_value_t<MaskArg>;
+          const Csr<TM>* pattern = &mask.csr(Backend::Cuda);
+          if (!d.mask_structural) {
+            nonzero = cuda::select_csr<TM>(*pattern, SelectKind::ValueNe, SelectThunk<TM>{});
+            pattern = &nonzero;
+          }
+          r.mask_ptr = pattern->row_ptr.data();
+          r.mask_idx = pattern->col_idx.data();
+        }
+        Csr<TC> none;
+        if (c_empty) none = empty_c(Backend::Cuda);
+        C = Matrix<TC>::from_valid_csr(
+            cuda::merge_csr<TC>(c_empty ? none : C.csr(Backend::Cuda), t.csr(Backend::Cuda), r));
+        return;
+      }
     }
+#endif
+    Csr<TC> none;
+    if (c_empty) none = empty_c(Backend::Host);
     const Csr<TC>& c = c_empty ? none : C.csr(Backend::Host);
     const auto* m = [&] {
       if constexpr (std::is_same_v<MaskArg, NoMask>) return static_cast<const Csr<bool>*>(nullptr);
@@ -501,7 +545,20 @@ void ewise_matrix(Matrix<TC>& C, const MaskArg& mask, const Accum& accum, const 
   const Matrix<TB>& b = d.transpose_b ? B.transpose() : B;
   if (a.nrows() != b.nrows()) throw_dimension_mismatch((std::string(name) + " rows").c_str(), a.nrows(), b.nrows());
   if (a.ncols() != b.ncols()) throw_dimension_mismatch((std::string(name) + " columns").c_str(), a.ncols(), b.ncols());
-  // No GPU merge kernel yet: on the host, the result then moved to `where`.
+#if GBCUDA_HAVE_CUDA
+  if constexpr (std::is_same_v<TA, TC> && std::is_same_v<TB, TC> && cuda_supports_binary_op<Op, TC>()) {
+    if (where == Backend::Cuda) {
+      cuda::MergeRule r;
+      r.kind = add ? cuda::MergeKind::Union : cuda::MergeKind::Intersection;
+      r.op = cuda::bin_code<Op, TC>();
+      Matrix<TC> t = Matrix<TC>::from_valid_csr(cuda::merge_csr<TC>(a.csr(Backend::Cuda), b.csr(Backend::Cuda), r));
+      write_matrix(C, mask, accum, d, std::move(t), where, name, true);
+      return;
+    }
+  }
+#endif
+  // Operators or mixed types the GPU merge does not take: on the host, the result then moved to
+  // `where`.
   Matrix<TC> t;
   place_result(t, host_ewise_matrix<TC>(op, a.csr(Backend::Host), b.csr(Backend::Host), add), where);
   write_matrix(C, mask, accum, d, std::move(t), where, name, false);
@@ -636,8 +693,9 @@ void mxm(Matrix<TC>& C, const MaskArg& mask, const Accum& accum, const S& s, con
 
 // C = A (+) B (GrB_Matrix_eWiseAdd_BinaryOp): the union of A's and B's patterns; op(a, b) where
 // both have an entry, else the one value (cast to C's type). desc.transpose_a / transpose_b take
-// A' / B'. Computed on the host: with `where` =
-// Cuda on host copies (host_fallbacks() counts it), the result then in GPU memory.
+// A' / B'. In the backend `where`: on the GPU for a built-in operator over one type (A, B and C
+// of TC: cuda::merge_csr), other operators and mixed types on host copies (host_fallbacks()
+// counts them), the result then in GPU memory.
 template <class TC, class MaskArg, class Accum, class Op, class TA, class TB>
 void ewise_add(Matrix<TC>& C, const MaskArg& mask, const Accum& accum, const Op& op, const Matrix<TA>& A,
                const Matrix<TB>& B, const Descriptor& d = {}, Backend where = Backend::Host) try {
@@ -682,14 +740,21 @@ inline void check_indices(std::span<const Index> idx, Index n, const char* what)
 
 // C = A(I, J) (GrB_Matrix_extract; desc.transpose_a: from A'): C(r, s) = A(I[r], J[s]) where that
 // entry exists. I and J may repeat and be in any order (a repeated index repeats its row or
-// column); an index outside A is Error(InvalidIndex). On the host; `where` = Cuda: host copies,
-// the result in GPU memory (host_fallbacks() counts it).
+// column); an index outside A is Error(InvalidIndex). In the backend `where` (on the GPU:
+// cuda::extract_csr).
 template <class T, class MaskArg, class Accum>
 void extract(Matrix<T>& C, const MaskArg& mask, const Accum& accum, const Matrix<T>& A, std::span<const Index> I,
              std::span<const Index> J, const Descriptor& d = {}, Backend where = Backend::Host) try {
   const Matrix<T>& src = d.transpose_a ? A.transpose() : A;
   detail::check_indices(I, src.nrows(), "extract: row index");
   detail::check_indices(J, src.ncols(), "extract: column index");
+#if GBCUDA_HAVE_CUDA
+  if (where == Backend::Cuda) {
+    Matrix<T> t = Matrix<T>::from_valid_csr(detail::cuda::extract_csr<T>(src.csr(Backend::Cuda), I, J));
+    detail::write_matrix(C, mask, accum, d, std::move(t), where, "extract", true);
+    return;
+  }
+#endif
   const Csr<T>& a = src.csr(Backend::Host);
   // Where each column of A goes: the positions s with J[s] = j, ascending (a CSR by column).
   std::vector<Offset> at(static_cast<std::size_t>(src.ncols()) + 1, 0);
@@ -790,10 +855,41 @@ Csr<T> host_assign_z(const Csr<T>& c, std::span<const Index> I, std::span<const 
       });
 }
 
+// Z as host_assign_z makes it, then C<mask, replace> = Z. The source is the matrix `source` or, when
+// it is null, the value `x` everywhere; region(r, emit) lists its row r on the host. On the GPU Z
+// is C merged with the source at C's coordinates (cuda::place_csr or place_value), the region
+// (I, J) allowing (accum(c, s) there, or the source alone without an accumulator) and C's entries
+// kept elsewhere.
 template <class T, class MaskArg, class Accum, class Region>
 void assign_matrix(Matrix<T>& C, const MaskArg& mask, const Accum& accum, std::span<const Index> I,
-                   std::span<const Index> J, const Region& region, const Descriptor& d, Backend where) {
+                   std::span<const Index> J, const Region& region, [[maybe_unused]] const Matrix<T>* source,
+                   [[maybe_unused]] const T& x, const Descriptor& d, Backend where) {
   static_assert(is_matrix_mask<MaskArg>::value, "the mask of an assign into a matrix is a Matrix or no_mask");
+#if GBCUDA_HAVE_CUDA
+  if constexpr (cuda_supports_accum<Accum, T>()) {
+    if (where == Backend::Cuda) {
+      const std::vector<Index> row_at = assign_positions(I, C.nrows(), "assign: row index");
+      const std::vector<Index> col_at = assign_positions(J, C.ncols(), "assign: column index");
+      auto listed = [](const std::vector<Index>& at) {
+        std::vector<std::uint8_t> flags(at.size());
+        for (std::size_t k = 0; k < at.size(); ++k) flags[k] = at[k] >= 0;
+        return Array<std::uint8_t>(flags, Backend::Cuda);
+      };
+      const Array<std::uint8_t> rows = listed(row_at), cols = listed(col_at);
+      cuda::MergeRule r;
+      r.kind = cuda::MergeKind::Write;
+      r.op = cuda::bin_code<Accum, T>();
+      r.region_rows = rows.data();
+      r.region_cols = cols.data();
+      const Csr<T> placed = source ? cuda::place_csr<T>(source->csr(Backend::Cuda), C.nrows(), C.ncols(), I, J)
+                                   : cuda::place_value<T>(x, C.nrows(), C.ncols(), I, J);
+      Matrix<T> z = Matrix<T>::from_valid_csr(cuda::merge_csr<T>(C.csr(Backend::Cuda), placed, r));
+      write_matrix(C, mask, NoAccum{}, d, std::move(z), where, "assign", true);
+      return;
+    }
+  }
+#endif
+  if (source) source->csr(Backend::Host);  // its host copy made here, before the threads read it
   Matrix<T> z;
   place_result(z, host_assign_z(C.csr(Backend::Host), I, J, accum, region), where);
   write_matrix(C, mask, NoAccum{}, d, std::move(z), where, "assign", false);
@@ -806,22 +902,22 @@ void assign_matrix(Matrix<T>& C, const MaskArg& mask, const Accum& accum, std::s
 // region (I, J) that A does not have are deleted. The mask is C's shape and applies to all of C
 // (GrB_assign, not GxB_subassign): where it does not allow, C keeps its entries (none with
 // desc.replace). I and J list distinct indices of C, in any order (else Error(InvalidIndex)); pass
-// every index for GrB_ALL. On the host; `where` = Cuda: host copies, the result in GPU memory
-// (host_fallbacks() counts it).
+// every index for GrB_ALL. In the backend `where` (on the GPU for the built-in accumulators:
+// cuda::place_csr, then cuda::merge_csr over the region).
 template <class T, class MaskArg, class Accum>
 void assign(Matrix<T>& C, const MaskArg& mask, const Accum& accum, const Matrix<T>& A, std::span<const Index> I,
             std::span<const Index> J, const Descriptor& d = {}, Backend where = Backend::Host) try {
   const Matrix<T>& src = d.transpose_a ? A.transpose() : A;
   if (src.nrows() != Index(I.size())) detail::throw_dimension_mismatch("assign rows", Index(I.size()), src.nrows());
   if (src.ncols() != Index(J.size())) detail::throw_dimension_mismatch("assign columns", Index(J.size()), src.ncols());
-  const Csr<T>& a = src.csr(Backend::Host);
   detail::assign_matrix(
       C, mask, accum, I, J,
       [&](Index r, auto&& emit) {
+        const Csr<T>& a = src.csr(Backend::Host);
         for (Offset p = a.row_ptr[r]; p < a.row_ptr[r + 1]; ++p)
           emit(Index(a.col_idx[p]), a.is_iso() ? a.iso_value : a.values[p]);
       },
-      d, where);
+      &src, T{}, d, where);
 } catch (const std::bad_alloc&) {
   detail::throw_out_of_memory_in("assign");
 }
@@ -836,7 +932,7 @@ void assign(Matrix<T>& C, const MaskArg& mask, const Accum& accum, const T& x, s
       [&](Index, auto&& emit) {
         for (std::size_t s = 0; s < J.size(); ++s) emit(Index(s), x);
       },
-      d, where);
+      static_cast<const Matrix<T>*>(nullptr), x, d, where);
 } catch (const std::bad_alloc&) {
   detail::throw_out_of_memory_in("assign");
 }
@@ -858,7 +954,7 @@ void assign(Matrix<T>& C, const MaskArg& mask, const Accum& accum, const Scalar<
 
 // C = kron(A, B) (GrB_Matrix_kronecker_BinaryOp): C(i * mb + k, j * nb + l) = op(A(i, j), B(k, l))
 // for every entry pair, B being mb x nb; cast to C's type; desc.transpose_a / transpose_b: of A' or
-// B'. On the host (GPU as for extract).
+// B'. On the host; `where` = Cuda: host copies, the result in GPU memory (host_fallbacks()).
 template <class TC, class MaskArg, class Accum, class Op, class TA, class TB>
 void kronecker(Matrix<TC>& C, const MaskArg& mask, const Accum& accum, const Op& op, const Matrix<TA>& A_in,
                const Matrix<TB>& B_in, const Descriptor& d, Backend where = Backend::Host) try {
@@ -903,7 +999,7 @@ void kronecker(Matrix<TC>& C, const MaskArg& mask, const Accum& accum, const Op&
 
 // C = a square matrix with v's entries on diagonal k (GrB_Matrix_diag): C(i, i + k) = v(i) for
 // k >= 0, C(i - k, i) = v(i) for k < 0; n + |k| rows and columns for v of length n. In `where`
-// (GPU as for extract).
+// (on the GPU: host copies, the result in GPU memory; host_fallbacks() counts it).
 template <class T>
 void diag(Matrix<T>& C, const Vector<T>& v, Index k = 0, Backend where = Backend::Host) try {
   const Index n = v.size() + (k < 0 ? -k : k);
@@ -928,7 +1024,7 @@ void diag(Matrix<T>& C, const Vector<T>& v, Index k = 0, Backend where = Backend
 
 // A with nrows x ncols (GrB_Matrix_resize): the entries outside dropped, none added. A is
 // replaced by a new matrix, built on the host and moved to `where` (a GPU result counts
-// as a host fallback, as for extract).
+// as a host fallback).
 template <class T>
 void resize(Matrix<T>& A, Index nrows, Index ncols, Backend where = Backend::Host) try {
   if (nrows < 0 || ncols < 0 || nrows > Index(std::numeric_limits<Vid>::max()) ||

@@ -79,6 +79,8 @@ void copy_prefix(T* dst, const T* src, Index count, const Index* count_dev, Inde
 // each kept entry's new position. Returns the new row offsets (n + 1, device) and sets `kept`
 // (read back: one host wait, the caller needs the size to allocate).
 Array<Offset> compact_rows(const Offset* row_ptr, Index n, Offset* keep, Index nnz, Offset& kept);
+// x[0, count) replaced by its exclusive prefix sum (CUB; temporary storage from the pool).
+void exclusive_sum_in_place(Offset* x, Offset count);
 // The row of entry p: the last i with row_ptr[i] <= p (row_ptr has n + 1 entries).
 __device__ __forceinline__ Index row_of(const Offset* row_ptr, Index n, Offset p) {
   Index lo = 0, hi = n;

@@ -41,11 +41,14 @@ __global__ void select_scatter_kernel(Vid* __restrict__ out_col, T* __restrict__
 
 }  // namespace
 
-Array<Offset> compact_rows(const Offset* row_ptr, Index n, Offset* keep, Index nnz, Offset& kept) {
-  Scratch scratch;
-  run_cub(scratch, [&](void* temp, std::size_t& bytes) {
-    return cub::DeviceScan::ExclusiveSum(temp, bytes, keep, keep, nnz + 1, stream());
+void exclusive_sum_in_place(Offset* x, Offset count) {
+  run_cub([&](void* temp, std::size_t& bytes) {
+    return cub::DeviceScan::ExclusiveSum(temp, bytes, x, x, count, stream());
   });
+}
+
+Array<Offset> compact_rows(const Offset* row_ptr, Index n, Offset* keep, Index nnz, Offset& kept) {
+  exclusive_sum_in_place(keep, nnz + 1);
   Array<Offset> out(static_cast<std::size_t>(n) + 1, Backend::Cuda);
   row_offsets_kernel<<<grid_for(n + 1), kBlock, 0, stream()>>>(out.data(), row_ptr, keep, n);
   CUDA_CHECK_LAUNCH();

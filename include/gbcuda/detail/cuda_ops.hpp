@@ -4,6 +4,7 @@
 // that cuda_supports_*() accept. Only called when GBCUDA_HAVE_CUDA. Every primitive enqueues its
 // work on the calling thread's stream and returns without waiting for the device.
 #include <memory>
+#include <span>
 
 #include "gbcuda/detail/backend_ops.hpp"
 #include "gbcuda/detail/multi_source_level.hpp"
@@ -240,6 +241,41 @@ void to_dense_host(const VectorStore<T>& v, T missing, T* out);
 
 // True when two device buffers hold the same bytes (size a multiple of 4).
 bool device_bytes_equal(const void* a, const void* b, std::size_t bytes);
+
+// The merge of two CSRs of one shape with sorted rows (matrix_merge.cu), spread over their entries:
+// Union (element-wise add: op(a, b) where both hold an entry, else the one value), Intersection
+// (element-wise multiply: op(a, b) where both do), or Write, GraphBLAS's C<M, accum, replace> = T
+// with a = C and b = T: where the mask allows, accum(c, t) over the union (T alone without an
+// accumulator); elsewhere C's entry, or none with replace. The result's values are stored (never
+// iso). Reads two counts back (the sizes to allocate).
+enum class MergeKind : std::int8_t { Union, Intersection, Write };
+struct MergeRule {
+  MergeKind kind = MergeKind::Union;
+  BinCode op = BinCode::None;        // Union, Intersection: the operator; Write: the accumulator or None
+  const Offset* mask_ptr = nullptr;  // Write: the pattern of the mask's allowing entries (device), or
+  const Vid* mask_idx = nullptr;     // null for no mask
+  bool mask_complement = false;      // Write: allow where the mask has no entry (no mask: allow nothing)
+  bool replace = false;              // Write: C's entries the mask does not allow are dropped
+  // Write, instead of a mask: the region of an assign, rows x columns (a flag per row and per
+  // column, device memory), allowing (i, j) where both flags are set.
+  const std::uint8_t* region_rows = nullptr;
+  const std::uint8_t* region_cols = nullptr;
+};
+template <class T>
+Csr<T> merge_csr(const Csr<T>& a, const Csr<T>& b, const MergeRule& r);
+
+// C = A(I, J) of a device CSR (matrix_extract.cu; GrB_Matrix_extract): C(r, s) = A(I[r], J[s])
+// where that entry exists, I and J in host memory, checked by the caller (A's indices, repeats
+// and any order allowed). An iso A gives an iso C. Reads three counts back.
+template <class T>
+Csr<T> extract_csr(const Csr<T>& a, std::span<const Index> I, std::span<const Index> J);
+// The inverse (matrix_extract.cu), the source of an assign at C's coordinates: the nrows x ncols
+// S with S(I[r], J[s]) = A(r, s), A being |I| x |J| and I, J distinct indices of S (host memory,
+// checked by the caller); place_value: x at every (I[r], J[s]). Rows sorted; iso stays iso.
+template <class T>
+Csr<T> place_csr(const Csr<T>& a, Index nrows, Index ncols, std::span<const Index> I, std::span<const Index> J);
+template <class T>
+Csr<T> place_value(T x, Index nrows, Index ncols, std::span<const Index> I, std::span<const Index> J);
 
 // CSR transpose on the device (CUB radix sort by column; stable, so rows stay sorted).
 template <class T>
