@@ -42,9 +42,11 @@ using Clock = std::chrono::steady_clock;
 
 const std::vector<std::string> kPresetStandard = {"kron:22:16", "urand:22:16", "kron:18:16"};
 const std::vector<std::string> kPresetSmall = {"kron:14:16", "urand:14:16"};
-const std::vector<std::string> kCases = {"spmv-f32", "spmv-f64", "sssp", "pagerank", "cc", "tc", "mxm-f64"};
-// Cases run only when --cases names them (A * A of a standard graph has billions of entries).
-const std::vector<std::string> kOptInCases = {"mxm-f64"};
+const std::vector<std::string> kCases = {"spmv-f32", "spmv-f64", "sssp",    "pagerank",
+                                         "cc",       "tc",       "mxm-f64", "ewise-f64"};
+// Cases run only when --cases names them (A * A of a standard graph has billions of entries; the
+// element-wise add holds three matrices of the graph's size).
+const std::vector<std::string> kOptInCases = {"mxm-f64", "ewise-f64"};
 
 struct Options {
   std::vector<std::string> graphs;
@@ -162,6 +164,7 @@ class Bench {
   template <class T>
   void spmv(const std::string& graph, const gbcuda::Matrix<bool>& G, const gbref::Matrix* gG);
   void spgemm(const std::string& graph, const gbcuda::Matrix<bool>& G);
+  void ewise(const std::string& graph, const gbcuda::Matrix<bool>& G);
   // One algorithm: GraphBLAS's runs when `with_grb` (`grb()` times itself; its last answer is the
   // reference), then gbcuda's on each backend (`run(b)` returns the answer and its rounds, or what
   // `answer` turns into them after the timing: a result a program keeps in the backend's memory),
@@ -349,6 +352,7 @@ void Bench::run_graph(const std::string& name) {
   if (wants("spmv-f32")) spmv<float>(name, G, nullptr);
   if (wants("spmv-f64")) spmv<double>(name, G, nullptr);
   if (wants("mxm-f64")) spgemm(name, G);
+  if (wants("ewise-f64")) ewise(name, G);
 
   if (wants("sssp")) {
     const gbcuda::Matrix<float> W = weighted<float>(G, o_.seed);
@@ -384,6 +388,72 @@ void Bench::run_graph(const std::string& name) {
 
 // C = A * A over PlusTimes<double>, A the weighted graph: gbcuda on each backend, cuSPARSE's SpGEMM on
 // the same CSR (CUDA builds), GraphBLAS; answers compared by C's entry count and row sums.
+// C = A + B over Plus<double>, B being A with every column moved one to the right (the last to
+// the first): the same row lengths, the patterns partly apart, so the union merges rows of every
+// length. Checked by C's entry count and row sums against GraphBLAS's eWiseAdd.
+void Bench::ewise(const std::string& graph, const gbcuda::Matrix<bool>& G) {
+  using T = double;
+  const gbcuda::Matrix<T> A = weighted<T>(G, o_.seed);
+  const Index n = A.nrows(), m = A.ncols();
+  gbcuda::Matrix<T> B;
+  {
+    const auto& a = A.csr(Backend::Host);
+    gbcuda::Csr<T> b;
+    b.nrows = n;
+    b.ncols = m;
+    b.row_ptr = a.row_ptr.clone(Backend::Host);
+    b.col_idx = gbcuda::detail::Array<gbcuda::Vid>(a.col_idx.size(), Backend::Host);
+    b.values = gbcuda::detail::Array<T>(a.values.size(), Backend::Host);
+    for (Index i = 0; i < n; ++i) {
+      const gbcuda::Offset lo = a.row_ptr.data()[i], hi = a.row_ptr.data()[i + 1];
+      const bool wraps = hi > lo && a.col_idx.data()[hi - 1] == m - 1;  // the last column goes first
+      gbcuda::Offset q = lo;
+      if (wraps) b.col_idx.data()[q] = 0, b.values.data()[q++] = a.values.data()[hi - 1];
+      for (gbcuda::Offset p = lo; p < hi - (wraps ? 1 : 0); ++p)
+        b.col_idx.data()[q] = a.col_idx.data()[p] + 1, b.values.data()[q++] = a.values.data()[p];
+    }
+    B = gbcuda::Matrix<T>::from_valid_csr(std::move(b));
+  }
+  auto row_sums = [](const gbcuda::Csr<T>& c) {
+    std::vector<T> s(static_cast<std::size_t>(c.nrows), T(0));
+    for (Index i = 0; i < c.nrows; ++i)
+      for (gbcuda::Offset p = c.row_ptr.data()[i]; p < c.row_ptr.data()[i + 1]; ++p)
+        s[std::size_t(i)] += c.is_iso() ? c.iso_value : c.values.data()[p];
+    return s;
+  };
+  std::optional<std::vector<T>> want;
+  Index want_nvals = -1;
+  if (!o_.no_graphblas) {
+    gbref::Matrix gA, gB;
+    gbref::import(A, gA);
+    gbref::import(B, gB);
+    Row r{graph, "ewise-f64", "graphblas", "host"};
+    for (int i = 0; i < o_.warmup + o_.repeat; ++i) {
+      auto res = gbref::ewise_add_row_sums(gA, gB, n, m);
+      if (i >= o_.warmup) r.seconds.push_back(res.seconds);
+      want = std::move(res.values);
+      want_nvals = res.entries;
+    }
+    r.note = fmt::format("{} entries", want_nvals);
+    add(std::move(r));
+  }
+  for (Backend b : gbcuda_backends()) {
+    Row r{graph, "ewise-f64", "gbcuda", gbcuda::to_string(b)};
+    A.csr(b);
+    B.csr(b);
+    gbcuda::Matrix<T> C;
+    repeat_timed(r, b, o_,
+                 [&] { gbcuda::ewise_add(C, gbcuda::no_mask, gbcuda::no_accum, gbcuda::Plus<T>{}, A, B, {}, b); });
+    r.note = fmt::format("{} entries", C.nvals());
+    if (want) {
+      const std::string bad = C.nvals() == want_nvals ? compare(row_sums(C.csr(Backend::Host)), *want, 1e-12)
+                                                      : fmt::format("expected {} entries", want_nvals);
+      if (!bad.empty()) r.status = "FAILED", r.note += ": " + bad;
+    }
+    add(std::move(r));
+  }
+}
+
 void Bench::spgemm(const std::string& graph, const gbcuda::Matrix<bool>& G) {
   using T = double;
   const gbcuda::Matrix<T> A = weighted<T>(G, o_.seed);
@@ -712,8 +782,8 @@ int main(int argc, char** argv) {
       ->type_name("standard|small")
       ->check(CLI::IsMember({"standard", "small"}).description(""));
   app.add_option("--cases", o.cases,
-                 "Comma-separated: spmv-f32,spmv-f64,sssp,pagerank,cc,tc,mxm-f64 (default all: every case but "
-                 "mxm-f64, A * A, which runs only when named)");
+                 "Comma-separated: spmv-f32,spmv-f64,sssp,pagerank,cc,tc,mxm-f64,ewise-f64 (default all: every "
+                 "case but mxm-f64, A * A, and ewise-f64, A + A shifted a column, which run only when named)");
   app.add_option("--tc-max-entries", o.tc_max_entries,
                  "Count triangles only on graphs of at most N stored entries (default 2^26)")
       ->check(CLI::NonNegativeNumber);

@@ -211,17 +211,18 @@ Result<T> spmv(const Matrix& A, const Vector& u, Index n) {
   return r;
 }
 
-// C = A * A over PLUS_TIMES_FP64, unmasked. values: C's row sums; entries: C's entry count. The
-// product and its completion are timed.
-struct SpgemmResult : Result<double> {
+// A matrix result: values its row sums, entries its entry count.
+struct MatrixResult : Result<double> {
   Index entries = 0;
 };
-inline SpgemmResult spgemm_row_sums(const Matrix& A, Index n) {
+// C (n x m, FP64) = compute(C), timed with C's completion; its entry count and row sums.
+template <class Compute>
+MatrixResult timed_row_sums(Index n, Index m, Compute&& compute) {
   Matrix C;
-  SpgemmResult r;
-  GBREF_CALL(GrB_Matrix_new(&C.m, GrB_FP64, GrB_Index(n), GrB_Index(n)));
+  MatrixResult r;
+  GBREF_CALL(GrB_Matrix_new(&C.m, GrB_FP64, GrB_Index(n), GrB_Index(m)));
   const auto t0 = Clock::now();
-  GBREF_CALL(GrB_mxm(C.m, GrB_NULL, GrB_NULL, GrB_PLUS_TIMES_SEMIRING_FP64, A.m, A.m, GrB_NULL));
+  GBREF_CALL(compute(C.m));
   GBREF_CALL(GrB_Matrix_wait(C.m, GrB_MATERIALIZE));
   r.seconds = since(t0);
   GrB_Index nv = 0;
@@ -232,6 +233,18 @@ inline SpgemmResult spgemm_row_sums(const Matrix& A, Index n) {
   r.values = to_dense<double>(s.v, n, 0.0);
   r.rounds = 1;
   return r;
+}
+// C = A * A over PLUS_TIMES_FP64, unmasked.
+inline MatrixResult spgemm_row_sums(const Matrix& A, Index n) {
+  return timed_row_sums(n, n, [&](GrB_Matrix C) {
+    return GrB_mxm(C, GrB_NULL, GrB_NULL, GrB_PLUS_TIMES_SEMIRING_FP64, A.m, A.m, GrB_NULL);
+  });
+}
+// C = A + B (eWiseAdd, PLUS_FP64), A and B n x m.
+inline MatrixResult ewise_add_row_sums(const Matrix& A, const Matrix& B, Index n, Index m) {
+  return timed_row_sums(n, m, [&](GrB_Matrix C) {
+    return GrB_Matrix_eWiseAdd_BinaryOp(C, GrB_NULL, GrB_NULL, GrB_PLUS_FP64, A.m, B.m, GrB_NULL);
+  });
 }
 
 // Bellman-Ford as examples/sssp: d = min(d, d' min.+ A) until the distances stop shrinking.

@@ -44,7 +44,7 @@ def main():
         lat = [r for r in rows if r["case"].startswith("latency:")]
         check(len(lat) == 5, f"five latency rows (got {len(lat)})")
         check("median ms" in p.stdout and "spmv-f32" in p.stdout, "the table is on stdout")
-        check(not [r for r in rows if r["case"] == "mxm-f64"], "mxm-f64 runs only when named")
+        check(not [r for r in rows if r["case"] in ("mxm-f64", "ewise-f64")], "mxm-f64 and ewise-f64 run only when named")
 
         # The SpGEMM case, named: A * A beside GraphBLAS, its entry count and row sums matching.
         out2 = os.path.join(tmp, "mxm.json")
@@ -57,6 +57,18 @@ def main():
             match = [r for r in mx if r["case"] == "mxm-f64" and r["impl"] == impl]
             check(len(match) == 1 and match[0]["status"] == "ok" and " entries, " in match[0]["note"],
                   f"mxm-f64 {impl}: one row, ok, its entry count named ({match})")
+
+        # The element-wise add, named: on a directed graph (rows of different lengths) beside GraphBLAS.
+        out3 = os.path.join(tmp, "ewise.json")
+        p = subprocess.run([exe, "randout:3000:6", "kron:10:8", "--cases", "ewise-f64", "--device", "host",
+                            "--repeat", "1", "--warmup", "0", "--no-latency", "--json", out3], capture_output=True,
+                           text=True, timeout=300)
+        check(p.returncode == 0, f"ewise-f64 exits 0 (got {p.returncode}: {p.stderr[-2000:]})")
+        ew = json.load(open(out3))["cases"] if p.returncode == 0 else []
+        for impl in ("graphblas", "gbcuda"):
+            match = [r for r in ew if r["case"] == "ewise-f64" and r["impl"] == impl]
+            check(len(match) == 2 and all(r["status"] == "ok" and r["note"].endswith(" entries") for r in match),
+                  f"ewise-f64 {impl}: a row per graph, ok, its entry count named ({match})")
 
         p = subprocess.run([exe, "--preset", "small", "--cases", "spmv,nope"], capture_output=True, text=True)
         check(p.returncode == 2 and "unknown case" in p.stderr, f"an unknown case exits 2 ({p.returncode})")
