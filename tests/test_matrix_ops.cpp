@@ -568,9 +568,11 @@ TEST_P(MatrixOps, ApplyWithAnIndexUnaryOperatorMatchesGraphBLAS) {
       }
     }
   };
+  const std::uint64_t before = gbcuda::host_fallbacks();
   run(gbcuda::RowIndex{}, GrB_ROWINDEX_INT64, "rowindex");
   run(gbcuda::ColIndex{}, GrB_COLINDEX_INT64, "colindex");
   run(gbcuda::DiagIndex{}, GrB_DIAGINDEX_INT64, "diagindex");
+  EXPECT_EQ(gbcuda::host_fallbacks(), before) << "a positional apply ran on host copies";
   // A user callable, no mask: A's structure, each value from its position and value.
   Matrix<double> U;
   gbcuda::apply(
@@ -1055,7 +1057,12 @@ TEST_P(MatrixOps, KroneckerMatchesGraphBLAS) {
   Rng rng(53);
   const Coo<double> ca = random_matrix<double>(rng, 7, 5, 2.0), cb = random_matrix<double>(rng, 4, 6, 2.5);
   const Coo<double> cp = random_matrix<double>(rng, 3, 3, 1.5, true);
-  const std::pair<const Coo<double>*, const Coo<double>*> pairs[] = {{&ca, &cb}, {&cb, &cp}, {&cp, &ca}};
+  Coo<double> ce;  // no entries
+  ce.nrows = 2;
+  ce.ncols = 3;
+  const std::pair<const Coo<double>*, const Coo<double>*> pairs[] = {
+      {&ca, &cb}, {&cb, &cp}, {&cp, &ca}, {&ce, &ca}, {&cb, &ce}};
+  const std::uint64_t before = gbcuda::host_fallbacks();
   for (const auto& [x, y] : pairs) {
     Matrix<double> C;
     gbcuda::kronecker(C, gbcuda::no_mask, gbcuda::no_accum, gbcuda::Times<double>{}, gb_matrix(*x), gb_matrix(*y), b());
@@ -1066,6 +1073,7 @@ TEST_P(MatrixOps, KroneckerMatchesGraphBLAS) {
     EXPECT_EQ(C.nrows(), x->nrows * y->nrows);
     EXPECT_EQ(C.ncols(), x->ncols * y->ncols);
   }
+  EXPECT_EQ(gbcuda::host_fallbacks(), before) << "a built-in operator's kronecker ran on host copies";
 }
 
 // C = diag(v, k) against GrB_Matrix_diag, above, on and below the diagonal.

@@ -467,13 +467,35 @@ void apply(Matrix<TC>& C, const MaskArg& mask, const Accum& accum, const Op& op,
 
 // C<mask> = accum(C, op(A, y)) with an index-unary operator (GrB_Matrix_apply_IndexOp_<T>): A's
 // structure, entry A(i, j) = x becoming op(x, i, j, y) cast to C's type; op is RowIndex,
-// ColIndex, DiagIndex or any callable (x, i, j, y). On the host; `where` = Cuda: host copies, the
-// result in GPU memory (host_fallbacks() counts it).
+// ColIndex, DiagIndex or any callable (x, i, j, y). In the backend `where` for the three
+// positional operators (y taken as an integer, as they do); any other callable on the host, with
+// `where` = Cuda on host copies, the result in GPU memory (host_fallbacks() counts it).
 template <class TC, class MaskArg, class Accum, class Op, class TA>
 requires std::is_invocable_v<const Op&, const TA&, Index, Index, double>
 void apply(Matrix<TC>& C, const MaskArg& mask, const Accum& accum, const Op& op, const Matrix<TA>& A, double y,
            const Descriptor& d = {}, Backend where = Backend::Host) try {
   const Matrix<TA>& src = d.transpose_a ? A.transpose() : A;
+#if GBCUDA_HAVE_CUDA
+  constexpr bool positional =
+      std::is_same_v<Op, RowIndex> || std::is_same_v<Op, ColIndex> || std::is_same_v<Op, DiagIndex>;
+  if constexpr (positional) {
+    if (where == Backend::Cuda) {
+      constexpr auto kind = std::is_same_v<Op, RowIndex>   ? detail::cuda::PositionalKind::Row
+                            : std::is_same_v<Op, ColIndex> ? detail::cuda::PositionalKind::Col
+                                                           : detail::cuda::PositionalKind::Diag;
+      const Csr<TA>& a = src.csr(Backend::Cuda);
+      Csr<TC> c;
+      c.nrows = a.nrows;
+      c.ncols = a.ncols;
+      c.row_ptr = a.row_ptr.clone(Backend::Cuda);
+      c.col_idx = a.col_idx.clone(Backend::Cuda);
+      c.values = detail::cuda::positional_values<TC>(a.row_ptr.data(), a.col_idx.data(), a.nrows, Offset(a.nvals()),
+                                                     kind, std::int64_t(y));
+      detail::write_matrix(C, mask, accum, d, Matrix<TC>::from_valid_csr(std::move(c)), where, "apply", true);
+      return;
+    }
+  }
+#endif
   const Csr<TA>& a = src.csr(Backend::Host);
   detail::Array<TC> values(static_cast<std::size_t>(a.nvals()), Backend::Host);
   TC* out = values.data();
@@ -954,7 +976,8 @@ void assign(Matrix<T>& C, const MaskArg& mask, const Accum& accum, const Scalar<
 
 // C = kron(A, B) (GrB_Matrix_kronecker_BinaryOp): C(i * mb + k, j * nb + l) = op(A(i, j), B(k, l))
 // for every entry pair, B being mb x nb; cast to C's type; desc.transpose_a / transpose_b: of A' or
-// B'. On the host; `where` = Cuda: host copies, the result in GPU memory (host_fallbacks()).
+// B'. In the backend `where`: on the GPU for a built-in operator over one type (A, B and C of TC),
+// others on host copies (host_fallbacks() counts them), the result then in GPU memory.
 template <class TC, class MaskArg, class Accum, class Op, class TA, class TB>
 void kronecker(Matrix<TC>& C, const MaskArg& mask, const Accum& accum, const Op& op, const Matrix<TA>& A_in,
                const Matrix<TB>& B_in, const Descriptor& d, Backend where = Backend::Host) try {
@@ -964,6 +987,16 @@ void kronecker(Matrix<TC>& C, const MaskArg& mask, const Accum& accum, const Op&
   const double rows = double(A.nrows()) * double(mb), cols = double(A.ncols()) * double(nb);
   if (rows > double(std::numeric_limits<Vid>::max()) || cols > double(std::numeric_limits<Vid>::max()))
     throw Error(Status::InvalidValue, "kronecker: the result would have more than 2^31-1 rows or columns");
+#if GBCUDA_HAVE_CUDA
+  if constexpr (std::is_same_v<TA, TC> && std::is_same_v<TB, TC> && detail::cuda_supports_binary_op<Op, TC>()) {
+    if (where == Backend::Cuda) {
+      Matrix<TC> t = Matrix<TC>::from_valid_csr(detail::cuda::kronecker_csr<TC>(
+          A.csr(Backend::Cuda), B.csr(Backend::Cuda), detail::cuda::bin_code<Op, TC>()));
+      detail::write_matrix(C, mask, accum, d, std::move(t), where, "kronecker", true);
+      return;
+    }
+  }
+#endif
   const Csr<TA>& a = A.csr(Backend::Host);
   const Csr<TB>& b = B.csr(Backend::Host);
   auto av = [&](Offset p) { return a.is_iso() ? a.iso_value : a.values[p]; };

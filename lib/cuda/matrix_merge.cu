@@ -28,21 +28,6 @@ __device__ __forceinline__ Offset lower_bound_col(const Vid* idx, Offset lo, Off
   return lo;
 }
 
-template <class T>
-struct Side {
-  const Offset* ptr;
-  const Vid* idx;
-  const T* vals;  // null: every value is iso
-  T iso;
-  Offset nnz;
-  __device__ T value(Offset p) const { return vals ? vals[p] : iso; }
-};
-
-template <class T>
-Side<T> side_of(const Csr<T>& c) {
-  return {c.row_ptr.data(), c.col_idx.data(), c.is_iso() ? nullptr : c.values.data(), c.iso_value, Offset(c.nvals())};
-}
-
 // One position of the union: thread t < a.nnz is A's entry t, the others B's entries; a B entry
 // that A also holds is not a position of its own (valid false: A's entry stands for both).
 struct UnionEntry {
@@ -54,23 +39,24 @@ struct UnionEntry {
 };
 
 template <class T>
-__device__ UnionEntry union_entry(const Side<T>& a, const Side<T>& b, const Offset* matched_before, Index n, Offset t) {
+__device__ UnionEntry union_entry(const CsrView<T>& a, const CsrView<T>& b, const Offset* matched_before, Index n,
+                                  Offset t) {
   UnionEntry e;
   if (t < a.nnz) {
     e.pa = t;
-    e.i = row_of(a.ptr, n, t);
-    e.j = a.idx[t];
-    const Offset lb = lower_bound_col(b.idx, b.ptr[e.i], b.ptr[e.i + 1], e.j);
-    e.pb = lb < b.ptr[e.i + 1] && b.idx[lb] == e.j ? lb : -1;
+    e.i = row_of(a.row_ptr, n, t);
+    e.j = a.col_idx[t];
+    const Offset lb = lower_bound_col(b.col_idx, b.row_ptr[e.i], b.row_ptr[e.i + 1], e.j);
+    e.pb = lb < b.row_ptr[e.i + 1] && b.col_idx[lb] == e.j ? lb : -1;
     e.u = t + lb - matched_before[t];
     e.valid = true;
   } else {
     e.pb = t - a.nnz;
-    e.i = row_of(b.ptr, n, e.pb);
-    e.j = b.idx[e.pb];
-    const Offset la = lower_bound_col(a.idx, a.ptr[e.i], a.ptr[e.i + 1], e.j);
+    e.i = row_of(b.row_ptr, n, e.pb);
+    e.j = b.col_idx[e.pb];
+    const Offset la = lower_bound_col(a.col_idx, a.row_ptr[e.i], a.row_ptr[e.i + 1], e.j);
     e.pa = -1;
-    e.valid = !(la < a.ptr[e.i + 1] && a.idx[la] == e.j);
+    e.valid = !(la < a.row_ptr[e.i + 1] && a.col_idx[la] == e.j);
     e.u = e.pb + la - matched_before[la];
   }
   return e;
@@ -78,7 +64,7 @@ __device__ UnionEntry union_entry(const Side<T>& a, const Side<T>& b, const Offs
 
 // Whether a union position stays, and with which value, under the rule (the write: A is C, B is T).
 template <class T>
-__device__ bool decide(const MergeRule& r, const Side<T>& a, const Side<T>& b, const UnionEntry& e, T* value) {
+__device__ bool decide(const MergeRule& r, const CsrView<T>& a, const CsrView<T>& b, const UnionEntry& e, T* value) {
   const bool ha = e.pa >= 0, hb = e.pb >= 0;
   if (r.kind == MergeKind::Union) {
     if (value) *value = ha && hb ? bin_apply(r.op, a.value(e.pa), b.value(e.pb)) : ha ? a.value(e.pa) : b.value(e.pb);
@@ -108,23 +94,23 @@ __device__ bool decide(const MergeRule& r, const Side<T>& a, const Side<T>& b, c
 
 // matched[p] = 1 where B's row holds A's entry p's column; matched[a.nnz] = 0.
 template <class T>
-__global__ void matched_kernel(Offset* __restrict__ matched, Side<T> a, Side<T> b, Index n) {
+__global__ void matched_kernel(Offset* __restrict__ matched, CsrView<T> a, CsrView<T> b, Index n) {
   for (Offset p = global_thread(); p <= a.nnz; p += grid_threads()) {
     if (p == a.nnz) {
       matched[p] = 0;
       continue;
     }
-    const Index i = row_of(a.ptr, n, p);
-    const Vid j = a.idx[p];
-    const Offset hi = b.ptr[i + 1], lb = lower_bound_col(b.idx, b.ptr[i], hi, j);
-    matched[p] = lb < hi && b.idx[lb] == j ? 1 : 0;
+    const Index i = row_of(a.row_ptr, n, p);
+    const Vid j = a.col_idx[p];
+    const Offset hi = b.row_ptr[i + 1], lb = lower_bound_col(b.col_idx, b.row_ptr[i], hi, j);
+    matched[p] = lb < hi && b.col_idx[lb] == j ? 1 : 0;
   }
 }
 
 // keep[u] for every union position u (each is one valid entry's), keep[union_size] = 0.
 template <class T>
-__global__ void keep_kernel(Offset* __restrict__ keep, MergeRule r, Side<T> a, Side<T> b, const Offset* matched_before,
-                            Index n, Offset union_size) {
+__global__ void keep_kernel(Offset* __restrict__ keep, MergeRule r, CsrView<T> a, CsrView<T> b,
+                            const Offset* matched_before, Index n, Offset union_size) {
   const Offset total = a.nnz + b.nnz;
   for (Offset t = global_thread(); t <= total; t += grid_threads()) {
     if (t == total) {
@@ -148,8 +134,8 @@ __global__ void merged_rows_kernel(Offset* __restrict__ out, const Offset* a_ptr
 
 // The union's entries into their places (place null: the union position itself).
 template <class T>
-__global__ void union_scatter_kernel(Vid* __restrict__ out_col, T* __restrict__ out_val, MergeRule r, Side<T> a,
-                                     Side<T> b, const Offset* matched_before, const Offset* place, Index n) {
+__global__ void union_scatter_kernel(Vid* __restrict__ out_col, T* __restrict__ out_val, MergeRule r, CsrView<T> a,
+                                     CsrView<T> b, const Offset* matched_before, const Offset* place, Index n) {
   const Offset total = a.nnz + b.nnz;
   for (Offset t = global_thread(); t < total; t += grid_threads()) {
     const UnionEntry e = union_entry(a, b, matched_before, n, t);
@@ -164,13 +150,13 @@ __global__ void union_scatter_kernel(Vid* __restrict__ out_col, T* __restrict__ 
 
 // The intersection: A's matched entry p at M[p], op(a, b).
 template <class T>
-__global__ void intersection_scatter_kernel(Vid* __restrict__ out_col, T* __restrict__ out_val, BinCode op, Side<T> a,
-                                            Side<T> b, const Offset* matched_before, Index n) {
+__global__ void intersection_scatter_kernel(Vid* __restrict__ out_col, T* __restrict__ out_val, BinCode op,
+                                            CsrView<T> a, CsrView<T> b, const Offset* matched_before, Index n) {
   for (Offset p = global_thread(); p < a.nnz; p += grid_threads()) {
     if (matched_before[p + 1] == matched_before[p]) continue;
-    const Index i = row_of(a.ptr, n, p);
-    const Vid j = a.idx[p];
-    const Offset q = lower_bound_col(b.idx, b.ptr[i], b.ptr[i + 1], j);
+    const Index i = row_of(a.row_ptr, n, p);
+    const Vid j = a.col_idx[p];
+    const Offset q = lower_bound_col(b.col_idx, b.row_ptr[i], b.row_ptr[i + 1], j);
     out_col[matched_before[p]] = j;
     out_val[matched_before[p]] = bin_apply(op, a.value(p), b.value(q));
   }
@@ -187,7 +173,7 @@ Csr<T> merge_csr(const Csr<T>& a_csr, const Csr<T>& b_csr, const MergeRule& r) {
     out.row_ptr = Array<Offset>(std::vector<Offset>{0}, Backend::Cuda);
     return out;
   }
-  const Side<T> a = side_of(a_csr), b = side_of(b_csr);
+  const CsrView<T> a = view(a_csr), b = view(b_csr);
   Array<Offset> matched(static_cast<std::size_t>(a.nnz) + 1, Backend::Cuda);
   matched_kernel<<<grid_for(a.nnz + 1), kBlock, 0, stream()>>>(matched.data(), a, b, n);
   CUDA_CHECK_LAUNCH();
@@ -212,8 +198,8 @@ Csr<T> merge_csr(const Csr<T>& a_csr, const Csr<T>& b_csr, const MergeRule& r) {
   out.row_ptr = Array<Offset>(static_cast<std::size_t>(n) + 1, Backend::Cuda);
   const bool by_a = r.kind == MergeKind::Intersection;
   const Offset* place = by_a ? matched.data() : r.kind == MergeKind::Write ? keep.data() : nullptr;
-  merged_rows_kernel<<<grid_for(n + 1), kBlock, 0, stream()>>>(out.row_ptr.data(), a.ptr, b.ptr, matched.data(), place,
-                                                               by_a, n);
+  merged_rows_kernel<<<grid_for(n + 1), kBlock, 0, stream()>>>(out.row_ptr.data(), a.row_ptr, b.row_ptr, matched.data(),
+                                                               place, by_a, n);
   CUDA_CHECK_LAUNCH();
   out.col_idx = Array<Vid>(static_cast<std::size_t>(kept), Backend::Cuda);
   out.values = Array<T>(static_cast<std::size_t>(kept), Backend::Cuda);

@@ -1,5 +1,6 @@
-// Matrix outputs on the device: select (the entries of A a predicate keeps), and the compaction
-// of a CSR by per-entry flags that select and the masked mxm share (a CUB exclusive sum of the
+// Matrix outputs on the device: select (the entries of A a predicate keeps), the positional
+// values of an index-unary apply, and the compaction of a CSR by per-entry flags that select and
+// the masked mxm share (a CUB exclusive sum of the
 // flags gives each kept entry its place; the new row offsets are the sums at the old ones).
 #include <cub/cub.cuh>
 
@@ -37,6 +38,16 @@ __global__ void select_scatter_kernel(Vid* __restrict__ out_col, T* __restrict__
       out_col[pos[p]] = col[p];
       if (out_val) out_val[pos[p]] = vals[p];
     }
+}
+
+template <class TC>
+__global__ void positional_kernel(TC* __restrict__ out, const Offset* __restrict__ row_ptr, const Vid* __restrict__ col,
+                                  Index n, Offset nnz, PositionalKind kind, std::int64_t y) {
+  for (Offset p = global_thread(); p < nnz; p += grid_threads()) {
+    const std::int64_t i = row_of(row_ptr, n, p), j = col[p];
+    const std::int64_t z = kind == PositionalKind::Row ? i + y : kind == PositionalKind::Col ? j + y : j - (i + y);
+    out[p] = cast_to<TC>(z);
+  }
 }
 
 }  // namespace
@@ -79,7 +90,20 @@ Csr<T> select_csr(const Csr<T>& a, SelectKind kind, const SelectThunk<T>& thunk)
   return out;
 }
 
-#define GBCUDA_INST_SELECT(T) template Csr<T> select_csr<T>(const Csr<T>&, SelectKind, const SelectThunk<T>&);
+template <class TC>
+Array<TC> positional_values(const Offset* row_ptr, const Vid* col_idx, Index n, Offset nnz, PositionalKind kind,
+                            std::int64_t y) {
+  Array<TC> out(static_cast<std::size_t>(nnz), Backend::Cuda);
+  if (nnz > 0) {
+    positional_kernel<<<grid_for(nnz), kBlock, 0, stream()>>>(out.data(), row_ptr, col_idx, n, nnz, kind, y);
+    CUDA_CHECK_LAUNCH();
+  }
+  return out;
+}
+
+#define GBCUDA_INST_SELECT(T)                                                      \
+  template Csr<T> select_csr<T>(const Csr<T>&, SelectKind, const SelectThunk<T>&); \
+  template Array<T> positional_values<T>(const Offset*, const Vid*, Index, Offset, PositionalKind, std::int64_t);
 GBCUDA_FOR_EACH_TYPE(GBCUDA_INST_SELECT)
 #undef GBCUDA_INST_SELECT
 

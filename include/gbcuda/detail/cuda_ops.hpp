@@ -156,6 +156,17 @@ void connected_components(const CsrView<bool>& a, bool symmetric, Vid* parent);
 // The entries of `a` where select_holds(kind, value, i, j, thunk) (matrix_ops.cu).
 template <class T>
 Csr<T> select_csr(const Csr<T>& a, SelectKind kind, const SelectThunk<T>& thunk);
+// The values of an index-unary apply with a positional operator (matrix_ops.cu): entry p, at
+// (i, j) of the device CSR (n rows, nnz entries), becomes cast_to<TC>(i + y), (j + y) or
+// (j - (i + y)) for Row, Col, Diag (GrB_ROWINDEX, GrB_COLINDEX, GrB_DIAGINDEX).
+enum class PositionalKind : std::int8_t { Row, Col, Diag };
+template <class TC>
+Array<TC> positional_values(const Offset* row_ptr, const Vid* col_idx, Index n, Offset nnz, PositionalKind kind,
+                            std::int64_t y);
+// C = kron(A, B) of device CSRs with op(a, b) for each entry pair (matrix_kronecker.cu); C's
+// values stored. Reads one count back.
+template <class T>
+Csr<T> kronecker_csr(const Csr<T>& a, const Csr<T>& b, BinCode op);
 // out[p] = cast_to<To>(in.get(p)) for p < count.
 template <class To>
 void cast_values(To* out, const TypedValues& in, Index count);
