@@ -81,6 +81,18 @@ void copy_prefix(T* dst, const T* src, Index count, const Index* count_dev, Inde
 Array<Offset> compact_rows(const Offset* row_ptr, Index n, Offset* keep, Index nnz, Offset& kept);
 // x[0, count) replaced by its exclusive prefix sum (CUB; temporary storage from the pool).
 void exclusive_sum_in_place(Offset* x, Offset count);
+// Each row's columns ascending (rows hold distinct columns): cols_in (nnz, device) sorted row by
+// row into cols_out. `from` (nnz, device, or null for none) travels with them: from_in[p] (or p
+// itself where from_in is null) lands beside column p's new place, so that values of any type
+// follow by one gather_values_kernel and the sort is instantiated once for every value type.
+void sort_row_columns(const Vid* cols_in, Vid* cols_out, Offset nnz, const Offset* row_ptr, Index nrows,
+                      const Offset* from_in, Offset* from_out);
+// out[q] = in[from[q]] for q < n.
+template <class T>
+__global__ void gather_values_kernel(T* __restrict__ out, const T* __restrict__ in, const Offset* __restrict__ from,
+                                     Offset n) {
+  for (Offset q = global_thread(); q < n; q += grid_threads()) out[q] = in[from[q]];
+}
 // The row of entry p: the last i with row_ptr[i] <= p (row_ptr has n + 1 entries).
 __device__ __forceinline__ Index row_of(const Offset* row_ptr, Index n, Offset p) {
   Index lo = 0, hi = n;

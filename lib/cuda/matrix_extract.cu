@@ -14,8 +14,6 @@
 #include <algorithm>
 #include <vector>
 
-#include <cub/cub.cuh>
-
 #include "internal.cuh"
 
 namespace gbcuda::detail::cuda {
@@ -76,23 +74,20 @@ __global__ void extract_scatter_kernel(Vid* __restrict__ out_col, T* __restrict_
   }
 }
 
-// Each row of a device CSR sorted by column (CUB's segmented sort; rows hold distinct columns).
+// Each row of a device CSR sorted by column (rows hold distinct columns), values following.
 template <class T>
 void sort_rows(Csr<T>& c) {
   const Offset total = Offset(c.col_idx.size());
   if (total == 0) return;
   Array<Vid> col(static_cast<std::size_t>(total), Backend::Cuda);
-  Array<T> val(c.is_iso() ? 0 : static_cast<std::size_t>(total), Backend::Cuda);
-  const Offset* begins = c.row_ptr.data();
-  run_cub([&](void* temp, std::size_t& bytes) {
-    if (c.is_iso())
-      return cub::DeviceSegmentedSort::SortKeys(temp, bytes, c.col_idx.data(), col.data(), total, c.nrows, begins,
-                                                begins + 1, stream());
-    return cub::DeviceSegmentedSort::SortPairs(temp, bytes, c.col_idx.data(), col.data(), c.values.data(), val.data(),
-                                               total, c.nrows, begins, begins + 1, stream());
-  });
+  Array<Offset> from(c.is_iso() ? 0 : static_cast<std::size_t>(total), Backend::Cuda);
+  sort_row_columns(c.col_idx.data(), col.data(), total, c.row_ptr.data(), c.nrows, nullptr, from.data());
   c.col_idx = std::move(col);
-  if (!c.is_iso()) c.values = std::move(val);
+  if (c.is_iso()) return;
+  Array<T> val(static_cast<std::size_t>(total), Backend::Cuda);
+  gather_values_kernel<<<grid_for(total), kBlock, 0, stream()>>>(val.data(), c.values.data(), from.data(), total);
+  CUDA_CHECK_LAUNCH();
+  c.values = std::move(val);
 }
 
 // ---- the inverse: S(I, J) = A --------------------------------------------------------------

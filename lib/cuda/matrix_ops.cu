@@ -58,6 +58,35 @@ void exclusive_sum_in_place(Offset* x, Offset count) {
   });
 }
 
+namespace {
+__global__ void iota_kernel(Offset* __restrict__ x, Offset n) {
+  for (Offset p = global_thread(); p < n; p += grid_threads()) x[p] = p;
+}
+}  // namespace
+
+void sort_row_columns(const Vid* cols_in, Vid* cols_out, Offset nnz, const Offset* row_ptr, Index nrows,
+                      const Offset* from_in, Offset* from_out) {
+  if (nnz == 0) return;
+  if (!from_out) {
+    run_cub([&](void* temp, std::size_t& bytes) {
+      return cub::DeviceSegmentedSort::SortKeys(temp, bytes, cols_in, cols_out, nnz, nrows, row_ptr, row_ptr + 1,
+                                                stream());
+    });
+    return;
+  }
+  Array<Offset> identity;
+  if (!from_in) {
+    identity = Array<Offset>(static_cast<std::size_t>(nnz), Backend::Cuda);
+    iota_kernel<<<grid_for(nnz), kBlock, 0, stream()>>>(identity.data(), nnz);
+    CUDA_CHECK_LAUNCH();
+    from_in = identity.data();
+  }
+  run_cub([&](void* temp, std::size_t& bytes) {
+    return cub::DeviceSegmentedSort::SortPairs(temp, bytes, cols_in, cols_out, from_in, from_out, nnz, nrows, row_ptr,
+                                               row_ptr + 1, stream());
+  });
+}
+
 Array<Offset> compact_rows(const Offset* row_ptr, Index n, Offset* keep, Index nnz, Offset& kept) {
   exclusive_sum_in_place(keep, nnz + 1);
   Array<Offset> out(static_cast<std::size_t>(n) + 1, Backend::Cuda);

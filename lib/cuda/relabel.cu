@@ -52,12 +52,6 @@ __global__ void inverse_kernel(Index* __restrict__ new_id, const Index* __restri
   for (Index k = global_thread(); k < n; k += grid_threads()) new_id[original[k]] = k;
 }
 
-template <class T>
-__global__ void gather_values_kernel(T* __restrict__ out, const T* __restrict__ in, const Offset* __restrict__ from,
-                                     Offset nnz) {
-  for (Offset q = global_thread(); q < nnz; q += grid_threads()) out[q] = in[from[q]];
-}
-
 }  // namespace
 
 template <class T>
@@ -84,23 +78,12 @@ Csr<T> relabel_csr(const Csr<T>& a, const Index* original, const Index* new_id) 
   if (nnz == 0) return b;
   Array<Vid> cols(static_cast<std::size_t>(nnz), Backend::Cuda);
   Array<Offset> from(static_cast<std::size_t>(nnz), Backend::Cuda),
-      from_sorted(static_cast<std::size_t>(nnz), Backend::Cuda);
+      from_sorted(a.is_iso() ? 0 : static_cast<std::size_t>(nnz), Backend::Cuda);
   relabelled_rows_kernel<<<grid_for(n, 32), kBlock, 0, stream()>>>(
       cols.data(), from.data(), b.row_ptr.data(), a.row_ptr.data(), a.col_idx.data(), original, new_id, n);
   CUDA_CHECK_LAUNCH();
-  {
-    // New column ids are non-negative: sorted as unsigned keys.
-    const auto* keys_in = reinterpret_cast<const std::uint32_t*>(cols.data());
-    auto* keys_out = reinterpret_cast<std::uint32_t*>(b.col_idx.data());
-    const Offset* begins = b.row_ptr.data();
-    const Offset* ends = b.row_ptr.data() + 1;
-    const Offset* vals_in = from.data();
-    Offset* vals_out = from_sorted.data();
-    run_cub([&](void* tmp, std::size_t& bytes) {
-      return cub::DeviceSegmentedSort::SortPairs(tmp, bytes, keys_in, keys_out, vals_in, vals_out, nnz, n, begins, ends,
-                                                 stream());
-    });
-  }
+  sort_row_columns(cols.data(), b.col_idx.data(), nnz, b.row_ptr.data(), n, from.data(),
+                   a.is_iso() ? nullptr : from_sorted.data());
   if (!a.is_iso()) {
     gather_values_kernel<<<grid_for(nnz), kBlock, 0, stream()>>>(b.values.data(), a.values.data(), from_sorted.data(),
                                                                  nnz);
