@@ -907,11 +907,20 @@ TEST_P(MatrixOps, SelectWithAUserPredicate) {
   EXPECT_EQ(w.backend(), b());
 }
 
-// resize against GrB_Matrix_resize and GrB_Vector_resize: smaller, larger, one size each way.
+// resize against GrB_Matrix_resize and GrB_Vector_resize: smaller, larger, one size each way, to
+// nothing; a pattern matrix and one with a row of thousands too. The matrix resize runs in its
+// backend (no host fallback).
 TEST_P(MatrixOps, ResizeMatchesGraphBLAS) {
   Rng rng(73);
   const Coo<double> coo = random_matrix<double>(rng, 30, 25, 4.0);
-  for (auto [r, c] : {std::pair<Index, Index>{20, 10}, {40, 30}, {12, 35}, {30, 25}, {0, 5}}) {
+  Coo<double> wide = random_matrix<double>(rng, 40, 6000, 3.0);
+  for (Index j = 0; j < 6000; j += 2) {  // row 7 holds every even column
+    wide.rows.push_back(7);
+    wide.cols.push_back(j);
+    wide.vals.push_back(double(j));
+  }
+  const std::uint64_t before = gbcuda::host_fallbacks();
+  for (auto [r, c] : {std::pair<Index, Index>{20, 10}, {40, 30}, {12, 35}, {30, 25}, {0, 5}, {5, 0}}) {
     SCOPED_TRACE(std::to_string(r) + " x " + std::to_string(c));
     Matrix<double> A = gb_matrix(coo);
     gbcuda::resize(A, r, c, b());
@@ -920,7 +929,24 @@ TEST_P(MatrixOps, ResizeMatchesGraphBLAS) {
     EXPECT_EQ(A.nrows(), r);
     EXPECT_EQ(A.ncols(), c);
     EXPECT_EQ(entries_of(A), entries_of<double>(g.m));
+    Coo<double> pattern = coo;
+    pattern.vals.clear();
+    Matrix<double> P = gb_matrix(pattern);
+    gbcuda::resize(P, r, c, b());
+    GMat gp = grb_matrix(pattern);
+    OPS_GRB(GrB_Matrix_resize(gp.m, GrB_Index(r), GrB_Index(c)));
+    EXPECT_EQ(P.ncols(), c);
+    EXPECT_EQ(entries_of(P), entries_of<double>(gp.m));
   }
+  for (auto [r, c] : {std::pair<Index, Index>{8, 3001}, {50, 5999}, {7, 6000}}) {
+    SCOPED_TRACE("wide " + std::to_string(r) + " x " + std::to_string(c));
+    Matrix<double> A = gb_matrix(wide);
+    gbcuda::resize(A, r, c, b());
+    GMat g = grb_matrix(wide);
+    OPS_GRB(GrB_Matrix_resize(g.m, GrB_Index(r), GrB_Index(c)));
+    EXPECT_EQ(entries_of(A), entries_of<double>(g.m));
+  }
+  EXPECT_EQ(gbcuda::host_fallbacks(), before) << "the matrix resize ran on host copies";
   const Tuples<double> t = random_tuples<double>(rng, 50, 0.5);
   for (Index n : {Index(20), Index(80)}) {
     gbcuda::Vector<double> u = gb_vector(t, b());
@@ -1076,21 +1102,34 @@ TEST_P(MatrixOps, KroneckerMatchesGraphBLAS) {
   EXPECT_EQ(gbcuda::host_fallbacks(), before) << "a built-in operator's kronecker ran on host copies";
 }
 
-// C = diag(v, k) against GrB_Matrix_diag, above, on and below the diagonal.
+// C = diag(v, k) against GrB_Matrix_diag, above, on and below the diagonal, for a vector in host
+// memory and one in the backend's, sparse, bitmap or dense, with no entries or all; in the
+// backend (no host fallback).
 TEST_P(MatrixOps, DiagMatchesGraphBLAS) {
   Rng rng(59);
-  const Tuples<double> t = random_tuples<double>(rng, 20, 0.5);
-  const GVec gv = grb_vector(t);
-  for (Index k : {Index(0), Index(3), Index(-4)}) {
-    SCOPED_TRACE(k);
-    Matrix<double> C;
-    gbcuda::diag(C, gb_vector(t, Backend::Host), k, b());
-    const Index n = 20 + (k < 0 ? -k : k);
-    EXPECT_EQ(C.nrows(), n);
-    GMat want;  // GrB_Matrix_diag makes the matrix
-    OPS_GRB(GrB_Matrix_diag(&want.m, gv.v, k));
-    EXPECT_EQ(entries_of(C), entries_of<double>(want.m));
+  const std::uint64_t before = gbcuda::host_fallbacks();
+  for (double density : {0.5, 0.0, 1.0}) {
+    const Tuples<double> t = random_tuples<double>(rng, 20, density);
+    const GVec gv = grb_vector(t);
+    for (Index k : {Index(0), Index(3), Index(-4)}) {
+      for (gbcuda::VectorForm form :
+           {gbcuda::VectorForm::Sparse, gbcuda::VectorForm::Bitmap, gbcuda::VectorForm::Dense}) {
+        if (form == gbcuda::VectorForm::Dense && density < 1.0) continue;
+        SCOPED_TRACE(testing::Message() << "density " << density << ", k " << k << ", form " << int(form));
+        Matrix<double> C;
+        gbcuda::Vector<double> v = gb_vector(t, form == gbcuda::VectorForm::Sparse ? Backend::Host : b());
+        v.to_form(form);
+        gbcuda::diag(C, v, k, b());
+        const Index n = 20 + (k < 0 ? -k : k);
+        EXPECT_EQ(C.nrows(), n);
+        EXPECT_EQ(C.ncols(), n);
+        GMat want;  // GrB_Matrix_diag makes the matrix
+        OPS_GRB(GrB_Matrix_diag(&want.m, gv.v, k));
+        EXPECT_EQ(entries_of(C), entries_of<double>(want.m));
+      }
+    }
   }
+  EXPECT_EQ(gbcuda::host_fallbacks(), before) << "diag ran on host copies";
 }
 
 // Building with each duplicate policy gives GrB_Matrix_build's result with the matching `dup`

@@ -55,6 +55,7 @@
 #endif
 
 #include "gbcuda/descriptor.hpp"
+#include "gbcuda/detail/column_places.hpp"
 #include "gbcuda/detail/views.hpp"
 #include "gbcuda/matrix.hpp"
 #include "gbcuda/operations.hpp"
@@ -770,23 +771,17 @@ void extract(Matrix<T>& C, const MaskArg& mask, const Accum& accum, const Matrix
   const Matrix<T>& src = d.transpose_a ? A.transpose() : A;
   detail::check_indices(I, src.nrows(), "extract: row index");
   detail::check_indices(J, src.ncols(), "extract: column index");
+  const detail::ColumnPlaces places = detail::column_places(J, src.ncols());
 #if GBCUDA_HAVE_CUDA
   if (where == Backend::Cuda) {
-    Matrix<T> t = Matrix<T>::from_valid_csr(detail::cuda::extract_csr<T>(src.csr(Backend::Cuda), I, J));
+    Matrix<T> t = Matrix<T>::from_valid_csr(detail::cuda::extract_csr<T>(src.csr(Backend::Cuda), I, places));
     detail::write_matrix(C, mask, accum, d, std::move(t), where, "extract", true);
     return;
   }
 #endif
   const Csr<T>& a = src.csr(Backend::Host);
-  // Where each column of A goes: the positions s with J[s] = j, ascending (a CSR by column).
-  std::vector<Offset> at(static_cast<std::size_t>(src.ncols()) + 1, 0);
-  for (Index j : J) ++at[std::size_t(j) + 1];
-  for (std::size_t j = 0; j + 1 < at.size(); ++j) at[j + 1] += at[j];
-  std::vector<Vid> to(J.size());
-  {
-    std::vector<Offset> next(at.begin(), at.end() - 1);
-    for (std::size_t s = 0; s < J.size(); ++s) to[std::size_t(next[std::size_t(J[s])]++)] = Vid(s);
-  }
+  const std::vector<Offset>& at = places.at;
+  const std::vector<Vid>& to = places.to;
   auto value = [&](Offset p) { return a.is_iso() ? a.iso_value : a.values[p]; };
   auto count = [&](Index r) {
     const Index i = I[std::size_t(r)];
@@ -1032,11 +1027,20 @@ void kronecker(Matrix<TC>& C, const MaskArg& mask, const Accum& accum, const Op&
 
 // C = a square matrix with v's entries on diagonal k (GrB_Matrix_diag): C(i, i + k) = v(i) for
 // k >= 0, C(i - k, i) = v(i) for k < 0; n + |k| rows and columns for v of length n. In `where`
-// (on the GPU: host copies, the result in GPU memory; host_fallbacks() counts it).
+// (on the GPU from v's copy there in bitmap form: cuda::diag_csr).
 template <class T>
 void diag(Matrix<T>& C, const Vector<T>& v, Index k = 0, Backend where = Backend::Host) try {
   const Index n = v.size() + (k < 0 ? -k : k);
   if (n > Index(std::numeric_limits<Vid>::max())) throw Error(Status::InvalidValue, "diag: more than 2^31-1 rows");
+#if GBCUDA_HAVE_CUDA
+  if (where == Backend::Cuda) {
+    Vector<T> b = v.to(Backend::Cuda);
+    b.to_form(VectorForm::Bitmap);
+    const detail::VectorStore<T>& s = b.store();
+    C = Matrix<T>::from_valid_csr(detail::cuda::diag_csr<T>(s.values.data(), s.bitmap.data(), s.n, k));
+    return;
+  }
+#endif
   std::vector<Index> idx;
   std::vector<T> vals;
   v.extract_tuples(idx, vals);
@@ -1048,7 +1052,6 @@ void diag(Matrix<T>& C, const Vector<T>& v, Index k = 0, Backend where = Backend
   detail::Array<T> x(vals.size(), Backend::Host);  // (a std::vector<bool> has no data())
   for (std::size_t e = 0; e < vals.size(); ++e) x[e] = vals[e];
   Matrix<T> m = Matrix<T>::from_coo(n, n, rows, cols, std::span<const T>(x.data(), x.size()));
-  if (where == Backend::Cuda) detail::note_host_fallback();
   if (where != Backend::Host) m.csr(where);
   C = std::move(m);
 } catch (const std::bad_alloc&) {
@@ -1056,14 +1059,19 @@ void diag(Matrix<T>& C, const Vector<T>& v, Index k = 0, Backend where = Backend
 }
 
 // A with nrows x ncols (GrB_Matrix_resize): the entries outside dropped, none added. A is
-// replaced by a new matrix, built on the host and moved to `where` (a GPU result counts
-// as a host fallback).
+// replaced by a new matrix, built in `where` (on the GPU: cuda::resize_csr).
 template <class T>
 void resize(Matrix<T>& A, Index nrows, Index ncols, Backend where = Backend::Host) try {
   if (nrows < 0 || ncols < 0 || nrows > Index(std::numeric_limits<Vid>::max()) ||
       ncols > Index(std::numeric_limits<Vid>::max()))
     throw Error(Status::InvalidValue,
                 "resize: " + std::to_string(nrows) + " x " + std::to_string(ncols) + " (each size 0 to 2^31-1)");
+#if GBCUDA_HAVE_CUDA
+  if (where == Backend::Cuda) {
+    A = Matrix<T>::from_valid_csr(detail::cuda::resize_csr<T>(A.csr(Backend::Cuda), nrows, ncols));
+    return;
+  }
+#endif
   const Csr<T>& a = A.csr(Backend::Host);
   const Index keep_rows = std::min(nrows, A.nrows());
   auto value = [&](Offset p) { return a.is_iso() ? a.iso_value : a.values[p]; };

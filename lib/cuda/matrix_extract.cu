@@ -122,19 +122,8 @@ __global__ void dense_pattern_kernel(Offset* __restrict__ ptr, Vid* __restrict__
 }  // namespace
 
 template <class T>
-Csr<T> extract_csr(const Csr<T>& a, std::span<const Index> I, std::span<const Index> J) {
-  const Index count = Index(I.size()), width = Index(J.size());
-  // Where each column of A goes: the positions s with J[s] = j, ascending (a CSR by column).
-  std::vector<Offset> at(static_cast<std::size_t>(a.ncols) + 1, 0);
-  for (Index j : J) ++at[std::size_t(j) + 1];
-  for (std::size_t j = 0; j + 1 < at.size(); ++j) at[j + 1] += at[j];
-  std::vector<Vid> to(J.size());
-  {
-    std::vector<Offset> next(at.begin(), at.end() - 1);
-    for (std::size_t s = 0; s < J.size(); ++s) to[std::size_t(next[std::size_t(J[s])]++)] = Vid(s);
-  }
-  const bool ascending = std::is_sorted(J.begin(), J.end());
-
+Csr<T> extract_csr(const Csr<T>& a, std::span<const Index> I, const ColumnPlaces& J) {
+  const Index count = Index(I.size()), width = Index(J.to.size());
   Csr<T> out;
   out.nrows = count;
   out.ncols = width;
@@ -145,8 +134,8 @@ Csr<T> extract_csr(const Csr<T>& a, std::span<const Index> I, std::span<const In
     return out;
   }
   const Array<Index> rows(std::vector<Index>(I.begin(), I.end()), Backend::Cuda);
-  const Array<Offset> at_dev(at, Backend::Cuda);
-  const Array<Vid> to_dev(to, Backend::Cuda);
+  const Array<Offset> at_dev(J.at, Backend::Cuda);
+  const Array<Vid> to_dev(J.to, Backend::Cuda);
   Array<Offset> start(static_cast<std::size_t>(count) + 1, Backend::Cuda);
   listed_lengths_kernel<<<grid_for(count + 1), kBlock, 0, stream()>>>(start.data(), a.row_ptr.data(), rows.data(),
                                                                       count);
@@ -169,7 +158,7 @@ Csr<T> extract_csr(const Csr<T>& a, std::span<const Index> I, std::span<const In
       out.col_idx.data(), out.values.data(), a.row_ptr.data(), a.col_idx.data(), a.values.data(), rows.data(),
       start.data(), count, at_dev.data(), to_dev.data(), first_place.data(), listed);
   CUDA_CHECK_LAUNCH();
-  if (!ascending) sort_rows(out);
+  if (!J.ascending) sort_rows(out);
   return out;
 }
 
@@ -217,7 +206,7 @@ Csr<T> place_value(T x, Index nrows, Index ncols, std::span<const Index> I, std:
 }
 
 #define GBCUDA_INST_EXTRACT(T)                                                                               \
-  template Csr<T> extract_csr<T>(const Csr<T>&, std::span<const Index>, std::span<const Index>);             \
+  template Csr<T> extract_csr<T>(const Csr<T>&, std::span<const Index>, const ColumnPlaces&);                \
   template Csr<T> place_csr<T>(const Csr<T>&, Index, Index, std::span<const Index>, std::span<const Index>); \
   template Csr<T> place_value<T>(T, Index, Index, std::span<const Index>, std::span<const Index>);
 GBCUDA_FOR_EACH_TYPE(GBCUDA_INST_EXTRACT)

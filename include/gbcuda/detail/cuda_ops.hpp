@@ -7,6 +7,7 @@
 #include <span>
 
 #include "gbcuda/detail/backend_ops.hpp"
+#include "gbcuda/detail/column_places.hpp"
 #include "gbcuda/detail/multi_source_level.hpp"
 #include "gbcuda/detail/product_policy.hpp"
 
@@ -156,6 +157,15 @@ void connected_components(const CsrView<bool>& a, bool symmetric, Vid* parent);
 // The entries of `a` where select_holds(kind, value, i, j, thunk) (matrix_ops.cu).
 template <class T>
 Csr<T> select_csr(const Csr<T>& a, SelectKind kind, const SelectThunk<T>& thunk);
+// A's entries inside nrows x ncols, as an nrows x ncols CSR (GrB_Matrix_resize; matrix_ops.cu).
+// Reads one count back.
+template <class T>
+Csr<T> resize_csr(const Csr<T>& a, Index nrows, Index ncols);
+// diag(v, k) of a vector in bitmap form (n_v values and flags, device memory): row r holds
+// v(r - max(-k, 0)) at column r + k, n_v + |k| rows and columns (GrB_Matrix_diag; matrix_ops.cu).
+// Reads one count back.
+template <class T>
+Csr<T> diag_csr(const T* values, const std::uint8_t* bitmap, Index n_v, Index k);
 // The values of an index-unary apply with a positional operator (matrix_ops.cu): entry p, at
 // (i, j) of the device CSR (n rows, nnz entries), becomes cast_to<TC>(i + y), (j + y) or
 // (j - (i + y)) for Row, Col, Diag (GrB_ROWINDEX, GrB_COLINDEX, GrB_DIAGINDEX).
@@ -276,10 +286,11 @@ template <class T>
 Csr<T> merge_csr(const Csr<T>& a, const Csr<T>& b, const MergeRule& r);
 
 // C = A(I, J) of a device CSR (matrix_extract.cu; GrB_Matrix_extract): C(r, s) = A(I[r], J[s])
-// where that entry exists, I and J in host memory, checked by the caller (A's indices, repeats
-// and any order allowed). An iso A gives an iso C. Reads three counts back.
+// where that entry exists, I in host memory and J given by its column_places, checked by the
+// caller (A's indices, repeats and any order allowed). An iso A gives an iso C. Reads two counts
+// back.
 template <class T>
-Csr<T> extract_csr(const Csr<T>& a, std::span<const Index> I, std::span<const Index> J);
+Csr<T> extract_csr(const Csr<T>& a, std::span<const Index> I, const ColumnPlaces& J);
 // The inverse (matrix_extract.cu), the source of an assign at C's coordinates: the nrows x ncols
 // S with S(I[r], J[s]) = A(r, s), A being |I| x |J| and I, J distinct indices of S (host memory,
 // checked by the caller); place_value: x at every (I[r], J[s]). Rows sorted; iso stays iso.
