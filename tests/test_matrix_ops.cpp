@@ -519,6 +519,22 @@ TEST_P(MatrixOps, AssignMatchesGraphBLAS) {
       }
     }
   }
+  // A scalar over an empty row or column list, and over every row in reverse order.
+  std::vector<Index> all_rows(static_cast<std::size_t>(n));
+  for (Index i = 0; i < n; ++i) all_rows[std::size_t(i)] = n - 1 - i;
+  for (const auto& [rows, cols] :
+       {std::pair{std::vector<Index>{}, J_any}, std::pair{I_any, std::vector<Index>{}}, std::pair{all_rows, J_any}}) {
+    SCOPED_TRACE(testing::Message() << "scalar over " << rows.size() << " x " << cols.size());
+    Matrix<double> C = C0;
+    gbcuda::assign(C, gbcuda::no_mask, gbcuda::no_accum, 2.5, rows, cols, {}, b());
+    GMat g;
+    OPS_GRB(GrB_Matrix_dup(&g.m, gC0.m));
+    std::vector<GrB_Index> gI(rows.begin(), rows.end()), gJ(cols.begin(), cols.end());
+    gI.reserve(1);  // GraphBLAS rejects null arrays even for empty lists
+    gJ.reserve(1);
+    OPS_GRB(GrB_Matrix_assign_FP64(g.m, GrB_NULL, GrB_NULL, 2.5, gI.data(), gI.size(), gJ.data(), gJ.size(), GrB_NULL));
+    EXPECT_EQ(entries_of(C), entries_of<double>(g.m));
+  }
   EXPECT_EQ(gbcuda::host_fallbacks(), before) << "a built-in accumulator's assign ran on host copies";
   const std::vector<Index>& I = I_any;
   const std::vector<Index>& J = J_any;

@@ -9,8 +9,9 @@
 //  3. each entry written at its places (column s); where J is not ascending C's rows are then
 //     sorted by column (CUB's segmented sort), else they already are.
 // Its inverse, S(I, J) = A (the source of GrB_Matrix_assign at C's coordinates), moves each entry
-// of A once: row r to row I[r], column s to J[s], rows sorted where J is not ascending. Each reads
-// the counts it needs to allocate back (one to three host waits).
+// of A once: row r to row I[r], column s to J[s], rows sorted where J is not ascending; a scalar's
+// placement writes J's sorted columns into every listed row. The extract reads two counts back
+// (the sizes to allocate), the placements none.
 #include <algorithm>
 #include <vector>
 
@@ -113,10 +114,17 @@ __global__ void place_scatter_kernel(Vid* __restrict__ s_col, T* __restrict__ s_
   }
 }
 
-// The dense |rows| x |cols| pattern: row r holds every column, in order.
-__global__ void dense_pattern_kernel(Offset* __restrict__ ptr, Vid* __restrict__ idx, Index rows, Index cols) {
-  for (Index r = global_thread(); r <= rows; r += grid_threads()) ptr[r] = Offset(r) * cols;
-  for (Offset p = global_thread(); p < Offset(rows) * cols; p += grid_threads()) idx[p] = Vid(p % cols);
+// len[i] = width where row i is listed (source[i] >= 0), else 0; len[n] = 0.
+__global__ void listed_width_kernel(Offset* __restrict__ len, const Index* __restrict__ source, Index n, Index width) {
+  for (Index i = global_thread(); i <= n; i += grid_threads()) len[i] = i < n && source[i] >= 0 ? width : 0;
+}
+
+// Row I[r] of S holds J's columns in ascending order (sorted_cols), for every listed row r.
+__global__ void listed_columns_kernel(Vid* __restrict__ s_col, const Offset* __restrict__ s_ptr,
+                                      const Index* __restrict__ I, Index count, const Vid* __restrict__ sorted_cols,
+                                      Index width) {
+  for (Offset p = global_thread(); p < Offset(count) * width; p += grid_threads())
+    s_col[s_ptr[I[p / width]] + p % width] = sorted_cols[p % width];
 }
 
 }  // namespace
@@ -192,17 +200,31 @@ Csr<T> place_csr(const Csr<T>& a, Index nrows, Index ncols, std::span<const Inde
 
 template <class T>
 Csr<T> place_value(T x, Index nrows, Index ncols, std::span<const Index> I, std::span<const Index> J) {
-  Csr<T> dense;  // x at every position of an |I| x |J| matrix
-  dense.nrows = Index(I.size());
-  dense.ncols = Index(J.size());
-  dense.iso_value = x;
-  const Offset cells = Offset(I.size()) * Offset(J.size());
-  dense.row_ptr = Array<Offset>(I.size() + 1, Backend::Cuda);
-  dense.col_idx = Array<Vid>(static_cast<std::size_t>(cells), Backend::Cuda);
-  dense_pattern_kernel<<<grid_for(std::max<Offset>(cells, dense.nrows + 1)), kBlock, 0, stream()>>>(
-      dense.row_ptr.data(), dense.col_idx.data(), dense.nrows, dense.ncols);
+  // Every listed row holds x at J's columns: the pattern is written directly, J sorted once on the
+  // host, no |I| x |J| intermediate and no row sort.
+  std::vector<Index> source(static_cast<std::size_t>(nrows), -1);
+  for (std::size_t r = 0; r < I.size(); ++r) source[std::size_t(I[r])] = Index(r);
+  std::vector<Vid> sorted_cols(J.begin(), J.end());
+  std::sort(sorted_cols.begin(), sorted_cols.end());
+  const Index count = Index(I.size()), width = Index(J.size());
+  Csr<T> s;
+  s.nrows = nrows;
+  s.ncols = ncols;
+  s.iso_value = x;
+  s.row_ptr = Array<Offset>(static_cast<std::size_t>(nrows) + 1, Backend::Cuda);
+  const Array<Index> source_dev(source, Backend::Cuda);
+  listed_width_kernel<<<grid_for(nrows + 1), kBlock, 0, stream()>>>(s.row_ptr.data(), source_dev.data(), nrows, width);
   CUDA_CHECK_LAUNCH();
-  return place_csr(dense, nrows, ncols, I, J);
+  exclusive_sum_in_place(s.row_ptr.data(), nrows + 1);
+  const Offset cells = Offset(count) * width;
+  s.col_idx = Array<Vid>(static_cast<std::size_t>(cells), Backend::Cuda);
+  if (cells == 0) return s;
+  const Array<Index> rows(std::vector<Index>(I.begin(), I.end()), Backend::Cuda);
+  const Array<Vid> cols(sorted_cols, Backend::Cuda);
+  listed_columns_kernel<<<grid_for(cells), kBlock, 0, stream()>>>(s.col_idx.data(), s.row_ptr.data(), rows.data(),
+                                                                  count, cols.data(), width);
+  CUDA_CHECK_LAUNCH();
+  return s;
 }
 
 #define GBCUDA_INST_EXTRACT(T)                                                                               \
