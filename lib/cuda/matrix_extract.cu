@@ -82,7 +82,8 @@ void sort_rows(Csr<T>& c) {
   if (total == 0) return;
   Array<Vid> col(static_cast<std::size_t>(total), Backend::Cuda);
   Array<Offset> from(c.is_iso() ? 0 : static_cast<std::size_t>(total), Backend::Cuda);
-  sort_row_columns(c.col_idx.data(), col.data(), total, c.row_ptr.data(), c.nrows, nullptr, from.data());
+  sort_row_columns(c.col_idx.data(), col.data(), total, c.row_ptr.data(), c.nrows, nullptr,
+                   c.is_iso() ? nullptr : from.data());
   c.col_idx = std::move(col);
   if (c.is_iso()) return;
   Array<T> val(static_cast<std::size_t>(total), Backend::Cuda);
@@ -125,6 +126,13 @@ __global__ void listed_columns_kernel(Vid* __restrict__ s_col, const Offset* __r
                                       Index width) {
   for (Offset p = global_thread(); p < Offset(count) * width; p += grid_threads())
     s_col[s_ptr[I[p / width]] + p % width] = sorted_cols[p % width];
+}
+
+// source[i] = the position r of row i in I (distinct indices of [0, nrows)), -1 where unlisted.
+std::vector<Index> listed_positions(std::span<const Index> I, Index nrows) {
+  std::vector<Index> source(static_cast<std::size_t>(nrows), -1);
+  for (std::size_t r = 0; r < I.size(); ++r) source[std::size_t(I[r])] = Index(r);
+  return source;
 }
 
 }  // namespace
@@ -172,8 +180,7 @@ Csr<T> extract_csr(const Csr<T>& a, std::span<const Index> I, const ColumnPlaces
 
 template <class T>
 Csr<T> place_csr(const Csr<T>& a, Index nrows, Index ncols, std::span<const Index> I, std::span<const Index> J) {
-  std::vector<Index> source(static_cast<std::size_t>(nrows), -1);
-  for (std::size_t r = 0; r < I.size(); ++r) source[std::size_t(I[r])] = Index(r);
+  const std::vector<Index> source = listed_positions(I, nrows);
   Csr<T> s;
   s.nrows = nrows;
   s.ncols = ncols;
@@ -202,8 +209,7 @@ template <class T>
 Csr<T> place_value(T x, Index nrows, Index ncols, std::span<const Index> I, std::span<const Index> J) {
   // Every listed row holds x at J's columns: the pattern is written directly, J sorted once on the
   // host, no |I| x |J| intermediate and no row sort.
-  std::vector<Index> source(static_cast<std::size_t>(nrows), -1);
-  for (std::size_t r = 0; r < I.size(); ++r) source[std::size_t(I[r])] = Index(r);
+  const std::vector<Index> source = listed_positions(I, nrows);
   std::vector<Vid> sorted_cols(J.begin(), J.end());
   std::sort(sorted_cols.begin(), sorted_cols.end());
   const Index count = Index(I.size()), width = Index(J.size());

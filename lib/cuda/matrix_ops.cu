@@ -1,7 +1,7 @@
 // Matrix outputs on the device: select (the entries of A a predicate keeps), resize (those inside
-// the new shape), diag, the positional values of an index-unary apply, and the compaction of a CSR by per-entry flags
-// that select and the masked mxm share (a CUB exclusive sum of the flags gives each kept entry its place; the new row
-// offsets are the sums at the old ones).
+// the new shape), diag, the positional values of an index-unary apply, and the compaction of a
+// CSR by per-entry flags that select, resize and the masked mxm share (a CUB exclusive sum of the
+// flags gives each kept entry its place; the new row offsets are the sums at the old ones).
 #include <cub/cub.cuh>
 
 #include "internal.cuh"
@@ -50,6 +50,10 @@ __global__ void positional_kernel(TC* __restrict__ out, const Offset* __restrict
   }
 }
 
+__global__ void iota_kernel(Offset* __restrict__ x, Offset n) {
+  for (Offset p = global_thread(); p < n; p += grid_threads()) x[p] = p;
+}
+
 // keep[p] = 1 where entry p (row i, column j) lies inside rows x cols, keep[nnz] = 0.
 __global__ void inside_flags_kernel(Offset* __restrict__ keep, const Offset* __restrict__ row_ptr,
                                     const Vid* __restrict__ col, Index n, Offset nnz, Index rows, Index cols) {
@@ -88,12 +92,6 @@ void exclusive_sum_in_place(Offset* x, Offset count) {
     return cub::DeviceScan::ExclusiveSum(temp, bytes, x, x, count, stream());
   });
 }
-
-namespace {
-__global__ void iota_kernel(Offset* __restrict__ x, Offset n) {
-  for (Offset p = global_thread(); p < n; p += grid_threads()) x[p] = p;
-}
-}  // namespace
 
 void sort_row_columns(const Vid* cols_in, Vid* cols_out, Offset nnz, const Offset* row_ptr, Index nrows,
                       const Offset* from_in, Offset* from_out) {
