@@ -660,8 +660,11 @@ std::optional<Search> search(const Options& o, const Graph& g, const SourceChoic
   if (o.verbose) {
     if (kernel == gbcuda::BfsKernel::Auto && o.partitions == 0) {
       const gbcuda::detail::ProductPolicy p = gbcuda::product_policy(backend);
-      fmt::print(stderr, "bfs_spmv: policy alpha {:g}, beta {:g}, single block <= {}, block queues <= {}: {}\n",
-                 p.alpha, p.beta, p.single_block_max, p.block_queue_max, gbcuda::product_policy_source(backend));
+      fmt::print(stderr,
+                 "bfs_spmv: policy alpha {:g}, beta {:g}, single block <= {}, block queues <= {} vertices or <= {} "
+                 "edges: {}\n",
+                 p.alpha, p.beta, p.single_block_max, p.block_queue_max, p.block_queue_max_edges,
+                 gbcuda::product_policy_source(backend));
     }
     for (const gbcuda::BfsLevelStats& l : result.levels)
       fmt::print(stderr, "level {:>4}: frontier {:>10}, edges examined {:>12}, {}, {}, {:.6f} s\n", l.level,

@@ -203,6 +203,7 @@ Json device_info(gbcuda::Backend backend) {
                          {"beta", p.beta},
                          {"single_block_max", p.single_block_max},
                          {"block_queue_max", p.block_queue_max},
+                         {"block_queue_max_edges", p.block_queue_max_edges},
                          {"source", gbcuda::product_policy_source(backend)}};
 #if GBCUDA_HAVE_CUDA
   if (backend == gbcuda::Backend::Cuda) {

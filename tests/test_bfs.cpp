@@ -310,3 +310,32 @@ TEST(ProductPolicyRule, PullPenaltyAfterAPullThatReadTooMuch) {
   l.pulling = true;  // a pull under way has paid it
   EXPECT_EQ(d::choose_product_kernel(p, l), gbcuda::ProductKernel::Pull);
 }
+
+// A push's queue kernel by width: one block for the narrowest, block queues while the frontier is
+// at most block_queue_max wide or its out-edges at most block_queue_max_edges, warp queues beyond
+// both (a push that finds many entries per tile).
+TEST(ProductPolicyRule, QueueKernelByWidthAndEdges) {
+  namespace d = gbcuda::detail;
+  d::ProductPolicy p;
+  p.alpha = 0;  // push only
+  p.single_block_max = 512;
+  p.block_queue_max = 1024;
+  p.block_queue_max_edges = 1 << 20;
+  d::FrontierInfo l;
+  l.n = 1 << 24;
+  l.unexplored_edges = 1 << 28;
+  l.frontier_size = 300;
+  l.frontier_edges = 1200;
+  EXPECT_EQ(d::choose_product_kernel(p, l), gbcuda::ProductKernel::SingleBlock);
+  l.frontier_edges = 5000;  // too many edges for one block
+  EXPECT_EQ(d::choose_product_kernel(p, l), gbcuda::ProductKernel::QueueBlock);
+  l.frontier_size = 20000;  // wider than block_queue_max, but few edges
+  l.frontier_edges = 100000;
+  EXPECT_EQ(d::choose_product_kernel(p, l), gbcuda::ProductKernel::QueueBlock);
+  l.frontier_edges = 1 << 20;
+  EXPECT_EQ(d::choose_product_kernel(p, l), gbcuda::ProductKernel::QueueBlock);
+  l.frontier_edges = (1 << 20) + 1;  // beyond both
+  EXPECT_EQ(d::choose_product_kernel(p, l), gbcuda::ProductKernel::QueueWarp);
+  l.frontier_size = 1000;  // narrow again: block queues whatever the edges
+  EXPECT_EQ(d::choose_product_kernel(p, l), gbcuda::ProductKernel::QueueBlock);
+}

@@ -91,7 +91,7 @@ def check_header(c, j, name):
     c.check(isinstance(j.get("device"), dict) and bool(j["device"].get("name")), f"{name}: JSON names the device")
     policy = j.get("device", {}).get("product_policy", {})
     c.check(all(isinstance(policy.get(k), (int, float)) and policy[k] > 0
-                for k in ["alpha", "beta", "single_block_max", "block_queue_max"]),
+                for k in ["alpha", "beta", "single_block_max", "block_queue_max", "block_queue_max_edges"]),
             f"{name}: JSON records the product policy the runs used", str(policy))
     if j.get("device", {}).get("backend") == "host":  # the host runs with the defaults (product_policy.hpp)
         c.check(policy.get("alpha") == 15.0 and policy.get("beta") == 18.0, f"{name}: host policy is the defaults",
