@@ -59,6 +59,7 @@ struct Options {
   bool no_graphblas = false;
   bool no_host = false;
   bool no_latency = false;
+  bool host_driven_loops = false;  // the examples' device loops run as plain loops
   std::uint64_t seed = 1;
   Index tc_max_entries = Index(1) << 26;
   gbcuda_cli::ReaderFlags read;  // how GRAPH files are read
@@ -203,8 +204,17 @@ class Bench {
     }
   }
   void triangles(const std::string& name, const gbcuda::Matrix<bool>& G, const gbref::Matrix* gG);
+  // How the last run of an example's device loop went, on the GPU (stderr).
+  void report_loop(const std::string& graph, const char* what) {
+    if (last_loop.captures > 0 || !last_loop.note.empty())
+      fmt::print(stderr, "algebra_bench: {} {} loop: {}, {} iterations, {} captures, {:.3f} ms to the launch\n", graph,
+                 what, last_loop.on_device ? "on the device" : last_loop.note, last_loop.iterations, last_loop.captures,
+                 last_loop.capture_seconds * 1e3);
+    last_loop = {};
+  }
 
   const Options& o_;
+  gbcuda::LoopResult last_loop;
   Backend device_;
   std::vector<Row> rows_;
   bool failed_ = false;
@@ -363,10 +373,14 @@ void Bench::run_graph(const std::string& name) {
     algorithm_case<float>(
         name, "sssp", gW.has_value(), [&] { return gbref::sssp<float>(*gW, n, source, example::unreachable<float>()); },
         [&](Backend b) {
-          auto out = example::sssp(W, source, b);
+          gbcuda::LoopOptions loop;
+          loop.host_driven = o_.host_driven_loops;
+          auto out = example::sssp(W, source, b, loop);
+          last_loop = out.loop;
           return std::make_pair(std::move(out.distance), out.rounds);
         },
         0.0);
+    report_loop(name, "sssp");
   }
   if (wants("pagerank") || wants("cc"))
     for (Backend b : gbcuda_backends()) G.transpose().csr(b);  // resident before timing
@@ -795,6 +809,8 @@ int main(int argc, char** argv) {
   app.add_flag("--no-graphblas", o.no_graphblas, "Leave out SuiteSparse:GraphBLAS (and the answer checks)");
   app.add_flag("--no-host", o.no_host, "Leave out the gbcuda host backend when gbcuda runs on the GPU");
   app.add_flag("--no-latency", o.no_latency, "Leave out the small-operation latencies");
+  app.add_flag("--host-driven-loops", o.host_driven_loops,
+               "Run the examples' device loops (sssp) as plain host-driven loops, for comparison");
   app.add_option("--seed", o.seed, "Seed of the edge weights (default 1)");
   gbcuda_cli::add_reader_flags(app, o.read);  // GRAPH files only
   app.footer(

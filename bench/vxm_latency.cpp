@@ -5,13 +5,19 @@
 //            idle before), the host's time inside the call (enqueueing), the time per vxm when 16
 //            run back to back (the larger of the host's and the GPU's share), and the host waits
 //            it made (gbcuda::host_waits());
-//   level    vxm + nvals + assign, the algebra BFS's step, timed on the host clock.
-// Median of --repeat runs after warm-up. Prints one line per graph.
+//   level    vxm + nvals + assign, the algebra BFS's step, timed on the host clock;
+//   loop     a whole BFS (parents) from the middle vertex written with public calls in a
+//            device_loop, on the device and host-driven (LoopOptions::host_driven), from the
+//            loop's call to its answer on the GPU (host clock; the vectors made before), beside
+//            the library's fused search with parents (gbcuda::bfs, its own BfsResult::seconds).
+// Median of --repeat runs after warm-up (the loops: of --repeat / 20 + 3). Prints two lines per
+// graph.
 //   vxm_latency [--repeat N] [SPEC...]      (default grid:32:32 grid:2048:2048 kron:20:16)
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -109,6 +115,57 @@ void measure(const std::string& spec, int repeat) {
       median(pipelined_us), double(waits) / repeat, median(level_us));
   cudaEventDestroy(e0);
   cudaEventDestroy(e1);
+
+  // The whole search in a device loop, against the same loop host-driven and the fused search.
+  const Index source = n / 2;
+  auto search = [&](bool host_driven, LoopResult& r) {
+    Vector<std::int64_t> pi(n, b), f(n, b);
+    pi.set_form_control(FormControl::Bitmap);
+    pi.set_element(source, source);
+    f.set_element(source, source);
+    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    LoopOptions o;
+    o.host_driven = host_driven;
+    const auto t0 = std::chrono::steady_clock::now();
+    r = device_loop(
+        [&] {
+          vxm(f, pi, no_accum, AnySecondI<std::int64_t>{}, f, A, desc::RSC);
+          assign(pi, f, no_accum, f, desc::S);
+        },
+        f, o);
+    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  };
+  std::vector<double> on_device_ms, host_driven_ms, fused_ms;
+  LoopResult on_device, host_driven;
+  BfsOptions fused_options;
+  fused_options.device = Device::Cuda;
+  fused_options.compute_parents = true;
+  const int loops = repeat / 20 + 3;
+  for (int r = -1; r < loops; ++r) {
+    const double d = search(false, on_device);
+    const double h = search(true, host_driven);
+    const BfsResult fr = bfs(A, source, fused_options);
+    const double f = fr.seconds * 1e3;
+    if (fr.num_levels != on_device.iterations || on_device.iterations != host_driven.iterations) {
+      std::fprintf(stderr, "vxm_latency: %s: the loops ran %lld and %lld iterations, the fused search %d levels\n",
+                   spec.c_str(), static_cast<long long>(on_device.iterations),
+                   static_cast<long long>(host_driven.iterations), fr.num_levels);
+      std::exit(1);
+    }
+    if (r < 0) continue;
+    on_device_ms.push_back(d);
+    host_driven_ms.push_back(h);
+    fused_ms.push_back(f);
+  }
+  const double levels = double(on_device.iterations);
+  std::printf(
+      "%-16s loop: device_loop %9.3f ms (%s, %lld iterations, %6.2f us each; %d captures, %.3f ms to the "
+      "launch)   host-driven %9.3f ms (%6.2f us each)   fused bfs %8.3f ms   device_loop / fused %.2f\n",
+      spec.c_str(), median(on_device_ms), on_device.on_device ? "on the device" : on_device.note.c_str(),
+      static_cast<long long>(on_device.iterations), median(on_device_ms) * 1e3 / levels, on_device.captures,
+      on_device.capture_seconds * 1e3, median(host_driven_ms), median(host_driven_ms) * 1e3 / levels, median(fused_ms),
+      median(on_device_ms) / median(fused_ms));
 }
 
 }  // namespace

@@ -1,10 +1,10 @@
 // The examples' code (examples/), checked against SuiteSparse:GraphBLAS on each backend: the BFS
 // of examples/bfs/bfs.hpp, written with public calls only, gives GraphBLAS's levels and valid
-// parents on the sample matrices and on random graphs; Bellman-Ford (examples/sssp), PageRank
-// (examples/pagerank), connected components (examples/cc) and triangles (examples/tc) give what
-// the same algorithms written with GraphBLAS C calls give (bench/graphblas_algorithms.hpp, the
-// CPU baselines of algebra_bench), and so does the k-truss (examples/ktruss); the centralities
-// of examples/centrality (one multi-source BFS) are those of GraphBLAS's single-source levels.
+// parents on the sample matrices and on random graphs (and its device loop the same levels); Bellman-Ford
+// (examples/sssp), PageRank (examples/pagerank), connected components (examples/cc) and triangles (examples/tc) give
+// what the same algorithms written with GraphBLAS C calls give (bench/graphblas_algorithms.hpp, the CPU baselines of
+// algebra_bench), and so does the k-truss (examples/ktruss); the centralities of examples/centrality (one multi-source
+// BFS) are those of GraphBLAS's single-source levels.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -41,6 +41,7 @@ class ExampleBfs : public testing::TestWithParam<Backend> {
     const example::BfsOutput out = example::bfs(A, source, GetParam());
     ASSERT_EQ(out.level, expected);
     EXPECT_EQ(out.levels, int(gbtest::level_sizes(expected).size()));
+    EXPECT_EQ(example::bfs_levels(A, source, GetParam()), expected);  // the device loop's
     gbcuda::BfsResult r;
     r.level = out.level;
     r.parent = out.parent;
@@ -116,6 +117,14 @@ gbcuda::Matrix<T> weighted(const gbcuda::Matrix<bool>& G, std::uint64_t seed) {
   return gbcuda::Matrix<T>::from_coo(g.nrows, g.ncols, I, J, X);
 }
 
+// On the GPU an example's device loop repeats its body as one CUDA graph (unless it ended after
+// its first iteration).
+void expect_loop_on_device(const gbcuda::LoopResult& r, Backend b) {
+  if (b == Backend::Cuda && r.iterations > 1) {
+    EXPECT_TRUE(r.on_device) << r.note;
+  }
+}
+
 // Bellman-Ford with GraphBLAS: d = min(d, d' min.+ A) until no distance shrinks.
 template <class T>
 std::vector<T> graphblas_sssp(const gbcuda::Matrix<T>& A, Index source) {
@@ -130,6 +139,7 @@ void check_sssp(const gbcuda::Matrix<T>& A, Index source, Backend b, const std::
   ASSERT_EQ(got.distance.size(), want.size());
   for (std::size_t v = 0; v < want.size(); ++v) ASSERT_EQ(got.distance[v], want[v]) << "vertex " << v;
   EXPECT_GE(got.rounds, 1);
+  expect_loop_on_device(got.loop, b);
 }
 
 TEST_P(ExampleAlgebra, SsspMatchesGraphBLAS) {
@@ -191,6 +201,7 @@ void check_components(const gbcuda::Matrix<bool>& A, Backend b, const std::strin
   const auto by_propagation = example::connected_components_by_propagation(A, b);
   ASSERT_EQ(by_propagation.component, want);
   EXPECT_EQ(by_propagation.count, roots);
+  expect_loop_on_device(by_propagation.loop, b);
 }
 
 TEST_P(ExampleAlgebra, ComponentsMatchGraphBLAS) {

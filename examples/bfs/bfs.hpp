@@ -50,4 +50,31 @@ BfsOutput bfs(const gbcuda::Matrix<T>& A, gbcuda::Index source, gbcuda::Backend 
   return {level.to_dense_vector(-1), parent.to_dense_vector(-1), depth};
 }
 
+// The levels alone, the whole search in gbcuda::device_loop: on the GPU the levels repeat as one
+// CUDA graph, with no wait for the device between them. The frontier carries its vertices'
+// levels, so no host counter is needed (a body repeated on the device cannot read one):
+//
+//   q<!level, replace, structural> = q' * A    over MIN_FIRST: a new vertex's lowest frontier level
+//   q = q + 1                                  its own level
+//   level<q, structural> = q
+//   while q has entries
+template <class T>
+std::vector<std::int32_t> bfs_levels(const gbcuda::Matrix<T>& A, gbcuda::Index source, gbcuda::Backend where,
+                                     const gbcuda::LoopOptions& loop = {}) {
+  using namespace gbcuda;
+  const Index n = A.nrows();
+  Vector<std::int32_t> level(n, where), q(n, where);
+  level.set_form_control(FormControl::Bitmap);
+  level.set_element(source, 0);
+  q.set_element(source, 0);
+  device_loop(
+      [&] {
+        vxm(q, level, no_accum, MinFirst<std::int32_t>{}, q, A, desc::RSC);
+        apply(q, no_mask, no_accum, bind_second(Plus<std::int32_t>{}, std::int32_t(1)), q);
+        assign(level, q, no_accum, q, desc::S);
+      },
+      q, loop);
+  return level.to_dense_vector(-1);
+}
+
 }  // namespace example

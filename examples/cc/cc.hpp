@@ -9,11 +9,13 @@
 //
 //   f = [0, 1, ..., n-1]
 //   repeat:  t = f;  t' min= f' * A   over MIN_FIRST (A's values are not read)
-//            stop when sum(f - t) == 0 (labels only shrink)
+//            changed = select(f - t > 0) (labels only shrink)
 //            f = t
+//   while changed has entries         (a gbcuda::device_loop: on the GPU one CUDA graph)
 // A must be symmetric (an undirected graph: use A.symmetrized() otherwise).
 #include <cstdint>
 #include <numeric>
+#include <utility>
 #include <vector>
 
 #include <gbcuda/gbcuda.hpp>
@@ -24,6 +26,7 @@ struct CcOutput {
   std::vector<std::int64_t> component;  // component[v]: the smallest vertex id of v's component
   gbcuda::Index count = 0;              // components (isolated vertices count, one each)
   int rounds = 0;                       // products run, the last one changing nothing (1: the library call)
+  gbcuda::LoopResult loop;              // by propagation: how the rounds ran
 };
 
 template <class T>
@@ -44,15 +47,18 @@ CcOutput connected_components_by_propagation(const gbcuda::Matrix<T>& A, gbcuda:
   std::vector<std::int64_t> labels(ids.begin(), ids.end());
   Vector<std::int64_t> f = Vector<std::int64_t>::from_tuples(n, ids, labels, where);
   CcOutput out;
-  for (;;) {
-    ++out.rounds;
-    Vector<std::int64_t> t = f;
-    vxm(t, no_mask, Min<std::int64_t>{}, MinFirst<std::int64_t>{}, f, A);
-    Vector<std::int64_t> shrink(n, where);
-    ewise_mult(shrink, no_mask, no_accum, Minus<std::int64_t>{}, f, t);
-    if (reduce(PlusMonoid<std::int64_t>{}, shrink) == 0) break;
-    f = std::move(t);
-  }
+  Vector<std::int64_t> t(n, where), shrink(n, where), changed(n, where);
+  const LoopResult run = device_loop(
+      [&] {
+        t = f;
+        vxm(t, no_mask, Min<std::int64_t>{}, MinFirst<std::int64_t>{}, f, A);
+        ewise_mult(shrink, no_mask, no_accum, Minus<std::int64_t>{}, f, t);
+        select(changed, no_mask, no_accum, ValueGt{}, shrink, 0);
+        std::swap(f, t);
+      },
+      changed);
+  out.rounds = int(run.iterations);
+  out.loop = run;
   out.component = f.to_dense_vector(-1);
   for (Index v = 0; v < n; ++v) out.count += out.component[std::size_t(v)] == v;
   return out;

@@ -4,14 +4,16 @@
 // before (at most n - 1 rounds without negative cycles; a round more means there is one).
 //
 //   d = {source: 0}, f = {source: 0}
-//   repeat:  t = f' * A                  over MIN_PLUS (A's values are the edge weights)
+//   repeat:  d<f> = f                    (the first time: the source, already there)
+//            t = f' * A                  over MIN_PLUS (A's values are the edge weights)
 //            f<!d> = t                   t's vertices not reached before ...
 //            f<(d - t) > 0> = t          ... and those t brings closer
-//            stop when f is empty
-//            d<f> = f
+//   while f has entries
 //
 // A round costs the frontier's out-edges, not the whole graph's (the dense d' * A of the plain
-// Bellman-Ford); on the GPU it waits for the device once (the frontier's count).
+// Bellman-Ford). The rounds run in gbcuda::device_loop: on the GPU they repeat as one CUDA graph
+// with no wait for the device between them.
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -25,6 +27,7 @@ template <class T>
 struct SsspOutput {
   std::vector<T> distance;  // distance[v] from the source; infinity (or the type's max) when unreachable
   int rounds = 0;           // products run, the last one finding nothing to improve
+  gbcuda::LoopResult loop;  // how the rounds ran (on the GPU: whether as one CUDA graph)
 };
 
 template <class T>
@@ -33,26 +36,34 @@ constexpr T unreachable() {
 }
 
 // Shortest paths from `source` over A (A(i,j) = the weight of edge i -> j, at least 0 expected;
-// negative cycles reachable from the source are reported with std::runtime_error).
+// negative cycles reachable from the source are reported with std::runtime_error). `loop`: how
+// the rounds run (gbcuda::LoopOptions; its iteration limit is capped at n, and a search it stops
+// earlier returns the distances found so far).
 template <class T>
-SsspOutput<T> sssp(const gbcuda::Matrix<T>& A, gbcuda::Index source, gbcuda::Backend where) {
+SsspOutput<T> sssp(const gbcuda::Matrix<T>& A, gbcuda::Index source, gbcuda::Backend where,
+                   const gbcuda::LoopOptions& loop = {}) {
   using namespace gbcuda;
   const Index n = A.nrows();
   Vector<T> d(n, where), f(n, where), t(n, where), diff(n, where), better(n, where);
   d.set_element(source, T(0));
   f.set_element(source, T(0));
   SsspOutput<T> out;
-  for (Index round = 0;; ++round) {
-    if (round >= n) throw std::runtime_error("sssp: a negative cycle is reachable from the source");
-    ++out.rounds;
-    vxm(t, no_mask, no_accum, MinPlus<T>{}, f, A);
-    apply(f, d, no_accum, Identity<T>{}, t, desc::RSC);  // f<!struct(d), replace> = t
-    ewise_mult(diff, no_mask, no_accum, Minus<T>{}, d, t);
-    select(better, no_mask, no_accum, ValueGt{}, diff, 0.0);
-    apply(f, better, no_accum, Identity<T>{}, t, desc::S);
-    if (f.nvals() == 0) break;
-    assign(d, f, no_accum, f, desc::S);
-  }
+  LoopOptions rounds = loop;
+  rounds.max_iterations = std::min(loop.max_iterations, std::max<Index>(n, 1));  // f is empty by then
+  const LoopResult r = device_loop(
+      [&] {
+        assign(d, f, no_accum, f, desc::S);
+        vxm(t, no_mask, no_accum, MinPlus<T>{}, f, A);
+        apply(f, d, no_accum, Identity<T>{}, t, desc::RSC);  // f<!struct(d), replace> = t
+        ewise_mult(diff, no_mask, no_accum, Minus<T>{}, d, t);
+        select(better, no_mask, no_accum, ValueGt{}, diff, 0.0);
+        apply(f, better, no_accum, Identity<T>{}, t, desc::S);
+      },
+      f, rounds);
+  if (r.iterations >= n && f.nvals() > 0)
+    throw std::runtime_error("sssp: a negative cycle is reachable from the source");
+  out.rounds = int(r.iterations);
+  out.loop = r;
   out.distance = d.to_dense_vector(unreachable<T>());
   return out;
 }

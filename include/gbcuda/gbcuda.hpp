@@ -5,6 +5,7 @@
 #include "gbcuda/components.hpp"
 #include "gbcuda/context.hpp"
 #include "gbcuda/descriptor.hpp"
+#include "gbcuda/device_loop.hpp"
 #include "gbcuda/generators.hpp"
 #include "gbcuda/io.hpp"
 #include "gbcuda/matrix.hpp"

@@ -91,6 +91,17 @@ void assign(Vector<T>& w, const MaskArg& mask, const Accum& accum, const Vector<
   if constexpr (std::is_same_v<MaskArg, Vector<T>>) mask_is_u = &mask == &u && d.mask_structural && !d.mask_complement;
   std::optional<Vector<T>> u_hold;
   const Vector<T>& ub = detail::in_backend(u, b, u_hold);
+#if GBCUDA_HAVE_CUDA
+  if constexpr (detail::cuda_supports_accum<Accum, T>()) {
+    // A BFS's parent record (assign(pi, q, no_accum, q, desc::S)) on the GPU: u's entries laid
+    // over w in one kernel, with no copy of u (its arrays are as long as w).
+    if (b == Backend::Cuda && mask_is_u && !d.replace && &u != &w && ub.form() == VectorForm::Sparse) {
+      detail::cuda::merge_entries(w.store(), detail::view(ub.store()), accum);
+      w.conform();
+      return;
+    }
+  }
+#endif
   // u's entries the mask allows: all of them when the mask is u (or there is none).
   const bool all_allowed = mask_is_u || (std::is_same_v<MaskArg, NoMask> && !d.mask_complement);
   detail::PreparedMask pm =

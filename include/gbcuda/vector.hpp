@@ -7,10 +7,12 @@
 #include <atomic>
 #include <mutex>
 #include <optional>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "gbcuda/detail/array.hpp"
+#include "gbcuda/detail/loop_capture.hpp"
 #include "gbcuda/detail/stream_use.hpp"
 #include "gbcuda/scalar.hpp"
 #include "gbcuda/types.hpp"
@@ -71,6 +73,10 @@ struct VectorStore {
   Array<std::uint8_t> bitmap;      // Bitmap: n bytes, 1 = present, 0 = absent
 
   VectorStore clone(Backend to) const;  // vector.cpp
+  // o's contents into this store's own arrays, when both are CUDA stores of one form and the same
+  // array lengths (no allocation: the arrays stay where they are); false, and this unchanged,
+  // otherwise (vector.cpp).
+  bool copy_in_place(const VectorStore& o);
   // Empty vector of length n in sparse form.
   static VectorStore empty(Index n, Backend where) noexcept {
     VectorStore s;
@@ -179,6 +185,10 @@ class Vector {
   Vector(const Vector& o) : s_(o.read().clone(o.s_.where)), control_(o.control_) { note_created(); }
   Vector& operator=(const Vector& o) {
     if (this != &o) {
+      if (s_.where == Backend::Cuda && o.s_.where == Backend::Cuda && write().copy_in_place(o.read())) {
+        control_ = o.control_;  // into the arrays this vector has: a loop's copy stays in place
+        return *this;
+      }
       detail::VectorStore<T> copy = o.read().clone(o.s_.where);
       write() = std::move(copy);
       note_created();  // made on this thread's stream (this may have been a host vector before)
@@ -187,12 +197,14 @@ class Vector {
     return *this;
   }
   Vector(Vector&& o) noexcept
-      : s_(std::exchange(o.s_, detail::VectorStore<T>::empty(0, o.s_.where))),
+      : s_((o.loop_touch(), std::exchange(o.s_, detail::VectorStore<T>::empty(0, o.s_.where)))),
         control_(o.control_),
         use_(std::move(o.use_)) {}
   Vector& operator=(Vector&& o) noexcept {
     if (this != &o) {
       if (s_.where == Backend::Cuda) use_.before_free();  // this vector's memory goes
+      loop_touch();
+      o.loop_touch();
       s_ = std::exchange(o.s_, detail::VectorStore<T>::empty(0, o.s_.where));
       control_ = o.control_;
       use_ = std::move(o.use_);
@@ -201,6 +213,7 @@ class Vector {
   }
   ~Vector() {
     if (s_.where == Backend::Cuda) use_.before_free();
+    if (detail::LoopCapture* c = detail::active_loop_capture()) detail::loop_forget(c, this);
   }
 
   Index size() const noexcept { return s_.n; }
@@ -274,9 +287,50 @@ class Vector {
     return s_;
   }
   detail::VectorStore<T>& write() {
-    if (s_.where == Backend::Cuda) use_.before_write();
+    if (s_.where == Backend::Cuda) {
+      use_.before_write();
+      loop_touch();
+    }
     return s_;
   }
+  // A device loop capturing its body learns of every change to a CUDA vector (loop_capture.hpp).
+  // noexcept: a vector the loop cannot note (no memory for it) ends the process rather than
+  // letting the loop repeat a body whose vectors it does not know.
+  void loop_touch() noexcept {
+    if (s_.where != Backend::Cuda) return;
+    if (detail::LoopCapture* c = detail::active_loop_capture()) detail::loop_touch(c, this, &kLoopOps);
+  }
+  static detail::LoopShape loop_shape(const void* v) {
+    const detail::VectorStore<T>& s = static_cast<const Vector*>(v)->s_;
+    auto block = [](const auto& a) {
+      const auto r = a.raw();
+      return detail::LoopBlock{static_cast<void*>(r.ptr), r.size, r.allocated, sizeof(*r.ptr)};
+    };
+    return {s.n,        int(s.form),      s.nvals,         s.count_on_device, s.jumbled,
+            s.trace_of, block(s.indices), block(s.values), block(s.bitmap),   block(s.tally)};
+  }
+  static void loop_release(void* v) {
+    detail::VectorStore<T>& s = static_cast<Vector*>(v)->s_;
+    s = detail::VectorStore<T>::empty(s.n, s.where);
+  }
+  static void loop_adopt(void* v, const detail::LoopShape& sh) {
+    detail::VectorStore<T>& s = static_cast<Vector*>(v)->s_;
+    auto take = [](auto& a, const detail::LoopBlock& b) {
+      using E = std::remove_cvref_t<decltype(*a.data())>;
+      a = std::remove_cvref_t<decltype(a)>::adopt_raw({static_cast<E*>(b.ptr), b.size, b.allocated, Backend::Cuda});
+    };
+    s = detail::VectorStore<T>::empty(sh.n, Backend::Cuda);
+    s.form = VectorForm(sh.form);
+    s.nvals = sh.nvals;
+    s.count_on_device = sh.count_on_device;
+    s.jumbled = sh.jumbled;
+    s.trace_of = sh.trace_of;
+    take(s.indices, sh.indices);
+    take(s.values, sh.values);
+    take(s.bitmap, sh.bitmap);
+    take(s.tally, sh.tally);
+  }
+  static constexpr detail::LoopVectorOps kLoopOps{&Vector::loop_shape, &Vector::loop_release, &Vector::loop_adopt};
   void note_created() {
     if (s_.where == Backend::Cuda) use_.wrote();
   }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/cuda_host.hpp"
+#include "core/loop_memory.hpp"
 #include "gbcuda/config.hpp"
 #include "gbcuda/context.hpp"
 #include "gbcuda/detail/array.hpp"
@@ -362,6 +363,7 @@ void* allocate_bytes(std::size_t bytes, Backend where) {
     return p;
   }
 #if GBCUDA_HAVE_CUDA
+  if (LoopCapture* c = active_loop_capture()) return loop_allocate(c, bytes);
   // Stream-ordered allocations from the device's pool: freeing does not synchronise, and freed
   // blocks are kept for reuse (device_pool: no release at synchronisations). A failed allocation
   // gives the cached blocks back to the driver and tries once more.
@@ -431,6 +433,10 @@ void free_bytes(void* p, Backend where, std::size_t bytes) noexcept {
     return;
   }
 #if GBCUDA_HAVE_CUDA
+  if (LoopCapture* c = active_loop_capture()) {
+    loop_free(c, p, bytes);
+    return;
+  }
   cudaStream_t s = nullptr;  // a thread whose first use this is may find no memory for its stream:
   try {                      // then the legacy stream, which waits for all the others
     s = stream();
@@ -471,6 +477,15 @@ void copy_bytes(void* dst, Backend dst_where, const void* src, Backend src_where
     return;
   }
 #if GBCUDA_HAVE_CUDA
+  if (dst_where == Backend::Host && loop_capturing()) throw_waits_in_loop("a value copied back to the host");
+  if (src_where == Backend::Host && loop_capturing()) {
+    if (bytes > kLoopStoreMaxBytes)
+      throw Error(Status::NotImplemented, "device_loop: the body copies " + std::to_string(bytes) +
+                                              " bytes of host memory to the GPU (at most " +
+                                              std::to_string(kLoopStoreMaxBytes) + " can be captured)");
+    cuda::launch_loop_store(dst, src, bytes);
+    return;
+  }
   check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream()), "cudaMemcpyAsync");
   if (dst_where == Backend::Host) {  // the caller reads it next: wait for it
     g_reads.fetch_add(1, std::memory_order_relaxed);
@@ -494,9 +509,17 @@ void fill_bytes(void* dst, Backend where, int value, std::size_t bytes) {
 #endif
 }
 
+#if GBCUDA_HAVE_CUDA
+void throw_waits_in_loop(const char* what) {
+  throw Error(Status::NotImplemented, std::string("device_loop: the body waits for the GPU (") + what +
+                                          "); a body repeated on the device must leave its results there");
+}
+#endif
+
 void synchronize(Backend where) {
   if (where == Backend::Host) return;
 #if GBCUDA_HAVE_CUDA
+  if (loop_capturing()) throw_waits_in_loop("a synchronisation");
   note_synchronization();
   check(cudaStreamSynchronize(stream()), "cudaStreamSynchronize");
 #else

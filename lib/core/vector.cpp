@@ -148,6 +148,16 @@ VectorStore<T> VectorStore<T>::clone(Backend to) const try {
   detail::throw_out_of_memory_in("copying a vector");
 }
 
+template <class T>
+bool VectorStore<T>::copy_in_place(const VectorStore& o) {
+#if GBCUDA_HAVE_CUDA
+  if (where == Backend::Cuda && o.where == Backend::Cuda) return cuda::copy_store_into(*this, o);
+#else
+  (void)o;
+#endif
+  return false;
+}
+
 }  // namespace detail
 
 template <class T>

@@ -315,6 +315,19 @@ __global__ void mask_dense_kernel(std::uint8_t* __restrict__ out, VecView<M> mas
 }  // namespace
 
 template <class T, class Accum>
+void merge_entries(VectorStore<T>& w, const VecView<T>& t, const Accum& /*accum*/) {
+  if (t.form != VectorForm::Sparse) throw Error(Status::InvalidValue, "internal: merge_entries of a non-sparse vector");
+  // Only t's entries change. A Dense w stays Dense (every position is already present).
+  if (w.form == VectorForm::Sparse) cuda::convert_form(w, VectorForm::Bitmap);
+  if (t.capacity == 0) return;
+  Index* count = count_for_update(w);
+  merge_sparse_kernel<<<grid_for_count(t.nvals, t.nvals_dev, t.capacity), kBlock, 0, stream()>>>(
+      w.form == VectorForm::Bitmap ? w.bitmap.data() : nullptr, w.values.data(), t.indices, t.values, t.nvals,
+      t.nvals_dev, bin_code<Accum, T>(), count);
+  CUDA_CHECK_LAUNCH();
+}
+
+template <class T, class Accum>
 void merge(VectorStore<T>& w, const MaskView& m, const Accum& /*accum*/, VectorStore<T>& t, bool replace) {
   constexpr BinCode code = bin_code<Accum, T>();
   if (t.n != w.n)
@@ -353,14 +366,7 @@ void merge(VectorStore<T>& w, const MaskView& m, const Accum& /*accum*/, VectorS
     return;
   }
   if (code != BinCode::None && !replace && t.form == VectorForm::Sparse) {
-    // Only t's entries change. A Dense w stays Dense (every position is already present).
-    if (w.form == VectorForm::Sparse) cuda::convert_form(w, VectorForm::Bitmap);
-    if (t.indices.empty()) return;
-    Index* count = count_for_update(w);
-    merge_sparse_kernel<<<grid_for_count(t.nvals, tn_dev, Index(t.indices.size())), kBlock, 0, stream()>>>(
-        w.form == VectorForm::Bitmap ? w.bitmap.data() : nullptr, w.values.data(), t.indices.data(), t.values.data(),
-        t.nvals, tn_dev, code, count);
-    CUDA_CHECK_LAUNCH();
+    merge_entries(w, view(t), Accum{});
     return;
   }
   if (t.form == VectorForm::Sparse) cuda::convert_form(t, VectorForm::Bitmap);
@@ -388,7 +394,15 @@ template <class T, class Accum>
 void merge_scalar(VectorStore<T>& w, const MaskView& m, const Accum& /*accum*/, T s, bool replace) {
   constexpr BinCode code = bin_code<Accum, T>();
   const bool known_empty = !w.count_on_device && w.nvals == 0;
-  if (!m.present() && (code == BinCode::None || known_empty)) {  // every position becomes s
+  if (!m.present() && (code == BinCode::None || known_empty)) {          // every position becomes s
+    if (w.form == VectorForm::Dense && Index(w.values.size()) == w.n) {  // in place: no allocation
+      if (w.n > 0) {
+        fill_kernel<<<grid_for(w.n), kBlock, 0, stream()>>>(w.values.data(), s, w.n);
+        CUDA_CHECK_LAUNCH();
+      }
+      set_nvals(w, w.n);
+      return;
+    }
     VectorStore<T> d = make_output<T>(w.n, VectorForm::Dense);
     if (w.n > 0) {
       fill_kernel<<<grid_for(w.n), kBlock, 0, stream()>>>(d.values.data(), s, w.n);
@@ -543,6 +557,7 @@ void mask_bitmap(std::uint8_t* out, const VecView<M>& mask, bool structural) {
 
 #define GBCUDA_INST_MERGE(T, A)                                                                 \
   template void merge<T, A>(VectorStore<T>&, const MaskView&, const A&, VectorStore<T>&, bool); \
+  template void merge_entries<T, A>(VectorStore<T>&, const VecView<T>&, const A&);              \
   template void merge_scalar<T, A>(VectorStore<T>&, const MaskView&, const A&, T, bool);
 #define GBCUDA_INST_EWISE(T, OP)                                                                                   \
   template void ewise<OP, T, T>(VectorStore<T>&, const MaskView&, const OP&, const VecView<T>&, const VecView<T>&, \

@@ -205,6 +205,28 @@ VectorStore<T> clone_store(const VectorStore<T>& v) {
 }
 
 template <class T>
+bool copy_store_into(VectorStore<T>& c, const VectorStore<T>& v) {
+  if (c.where != Backend::Cuda || v.where != Backend::Cuda || c.n != v.n || c.form != v.form ||
+      c.indices.size() != v.indices.size() || c.values.size() != v.values.size() || c.bitmap.size() != v.bitmap.size())
+    return false;
+  const Index* count_dev = device_nvals(v);
+  if (count_dev) copy_bytes(tally_of(c), Backend::Cuda, v.tally.data(), Backend::Cuda, sizeof(DeviceTally));
+  if (v.form == VectorForm::Sparse) {  // the entries only
+    const Index capacity = Index(v.indices.size());
+    copy_prefix(c.indices.data(), v.indices.data(), v.nvals, count_dev, capacity);
+    if (!c.values.empty()) copy_prefix(c.values.data(), v.values.data(), v.nvals, count_dev, capacity);
+  } else {
+    if (!v.values.empty()) copy_bytes(c.values.data(), Backend::Cuda, v.values.data(), Backend::Cuda, v.values.bytes());
+    if (!v.bitmap.empty()) copy_bytes(c.bitmap.data(), Backend::Cuda, v.bitmap.data(), Backend::Cuda, v.bitmap.bytes());
+  }
+  c.nvals = v.nvals;
+  c.count_on_device = count_dev != nullptr;
+  c.trace_of = v.trace_of;
+  c.jumbled = v.jumbled;
+  return true;
+}
+
+template <class T>
 void to_dense_host(const VectorStore<T>& v, T missing, T* out) {
   if (v.n == 0) return;
   const auto n = static_cast<std::size_t>(v.n);
@@ -241,13 +263,14 @@ void remove_element(VectorStore<T>& v, Index i) {
   CUDA_CHECK_LAUNCH();
 }
 
-#define GBCUDA_CUDA_FORMS(T)                                     \
-  template void convert_form<T>(VectorStore<T>&, VectorForm);    \
-  template void sort_indices<T>(VectorStore<T>&);                \
-  template VectorStore<T> clone_store<T>(const VectorStore<T>&); \
-  template void set_element<T>(VectorStore<T>&, Index, T);       \
-  template void remove_element<T>(VectorStore<T>&, Index);       \
-  template void to_dense_host<T>(const VectorStore<T>&, T, T*);  \
+#define GBCUDA_CUDA_FORMS(T)                                                \
+  template void convert_form<T>(VectorStore<T>&, VectorForm);               \
+  template void sort_indices<T>(VectorStore<T>&);                           \
+  template VectorStore<T> clone_store<T>(const VectorStore<T>&);            \
+  template bool copy_store_into<T>(VectorStore<T>&, const VectorStore<T>&); \
+  template void set_element<T>(VectorStore<T>&, Index, T);                  \
+  template void remove_element<T>(VectorStore<T>&, Index);                  \
+  template void to_dense_host<T>(const VectorStore<T>&, T, T*);             \
   template void copy_prefix<T>(T*, const T*, Index, const Index*, Index);
 GBCUDA_FOR_EACH_TYPE(GBCUDA_CUDA_FORMS)
 #undef GBCUDA_CUDA_FORMS

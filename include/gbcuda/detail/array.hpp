@@ -221,6 +221,25 @@ class Array {
     else n_ = n;
   }
 
+  // The memory as raw parts, still owned by the array, and an array that takes such parts over
+  // (memory no other array owns, of the backend and allocation size given): the device loop's
+  // bookkeeping (device_loop.hpp) hands a vector's arrays back to it this way.
+  struct Raw {
+    T* ptr = nullptr;
+    std::size_t size = 0;
+    std::size_t allocated = 0;
+    Backend where = Backend::Host;
+  };
+  Raw raw() const noexcept { return {ptr_, n_, allocated_, where_}; }
+  static Array adopt_raw(const Raw& r) noexcept {
+    Array a;
+    a.ptr_ = r.ptr;
+    a.n_ = r.size;
+    a.allocated_ = r.allocated;
+    a.where_ = r.where;
+    return a;
+  }
+
  private:
   T* ptr_ = nullptr;
   std::size_t n_ = 0;

@@ -226,6 +226,10 @@ void multi_source_start(const MultiSourceLevel& s, const Index* src, int k);
 
 template <class T, class Accum>
 void merge(VectorStore<T>& w, const MaskView& m, const Accum& accum, VectorStore<T>& t, bool replace);
+// w(i) = accum(w(i), t(i)) (or t(i)) at t's entries (t Sparse, not w's own arrays): one kernel,
+// w elsewhere unchanged.
+template <class T, class Accum>
+void merge_entries(VectorStore<T>& w, const VecView<T>& t, const Accum& accum);
 template <class T, class Accum>
 void merge_scalar(VectorStore<T>& w, const MaskView& m, const Accum& accum, T s, bool replace);
 // t(i) = op(u(i)) where u(i) is present, the mask allows i and (select) the predicate holds.
@@ -252,6 +256,10 @@ template <class T>
 void sort_indices(VectorStore<T>& v);
 template <class T>
 VectorStore<T> clone_store(const VectorStore<T>& v);
+// v's contents copied into c's own arrays when they have the same form and lengths (no
+// allocation, c's arrays stay where they are); false, and c unchanged, when they do not.
+template <class T>
+bool copy_store_into(VectorStore<T>& c, const VectorStore<T>& v);
 template <class T>
 void set_element(VectorStore<T>& v, Index i, T value);
 template <class T>
