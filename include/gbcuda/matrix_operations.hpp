@@ -45,6 +45,7 @@
 #include <exception>
 #include <limits>
 #include <new>
+#include <optional>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -1027,16 +1028,19 @@ void kronecker(Matrix<TC>& C, const MaskArg& mask, const Accum& accum, const Op&
 
 // C = a square matrix with v's entries on diagonal k (GrB_Matrix_diag): C(i, i + k) = v(i) for
 // k >= 0, C(i - k, i) = v(i) for k < 0; n + |k| rows and columns for v of length n. In `where`
-// (on the GPU from v's copy there in bitmap form: cuda::diag_csr).
+// (on the GPU from v itself when it is a bitmap there, else from such a copy: cuda::diag_csr).
 template <class T>
 void diag(Matrix<T>& C, const Vector<T>& v, Index k = 0, Backend where = Backend::Host) try {
   const Index n = v.size() + (k < 0 ? -k : k);
   if (n > Index(std::numeric_limits<Vid>::max())) throw Error(Status::InvalidValue, "diag: more than 2^31-1 rows");
 #if GBCUDA_HAVE_CUDA
   if (where == Backend::Cuda) {
-    Vector<T> b = v.to(Backend::Cuda);
-    b.to_form(VectorForm::Bitmap);
-    const detail::VectorStore<T>& s = b.store();
+    std::optional<Vector<T>> copy;  // only when v is not already a bitmap in GPU memory
+    if (v.backend() != Backend::Cuda || v.form() != VectorForm::Bitmap) {
+      copy.emplace(v.to(Backend::Cuda));
+      copy->to_form(VectorForm::Bitmap);
+    }
+    const detail::VectorStore<T>& s = (copy ? *copy : v).store();
     C = Matrix<T>::from_valid_csr(detail::cuda::diag_csr<T>(s.values.data(), s.bitmap.data(), s.n, k));
     return;
   }
