@@ -184,8 +184,6 @@ class LoopCapture {
             made->second.first == s[a]->allocated * s[a]->element) {
           hints[made->second] = s[a]->ptr;
           fixable = true;
-        } else if (why.empty()) {
-          why = "a vector's arrays do not come back to where they were at the start of the body";
         }
       }
     }
@@ -355,23 +353,19 @@ std::string capture(LoopCapture& cap, LoopGraph& g, const std::function<void()>&
   cap.begin_attempt();
   std::string why = captured(first, false);
   if (why.empty()) {
-    cudaGraphNode_t last[64];
-    std::size_t nlast = 0;
-    {  // the first copy's last nodes: the if node follows them
-      std::size_t count = 0;
-      check(cudaGraphGetNodes(first, nullptr, &count), "cudaGraphGetNodes");
-      std::vector<cudaGraphNode_t> nodes(count);
-      check(cudaGraphGetNodes(first, nodes.data(), &count), "cudaGraphGetNodes");
-      for (cudaGraphNode_t n : nodes) {
-        std::size_t out = 0;
-        check(cudaGraphNodeGetDependentNodes(n, nullptr, nullptr, &out), "cudaGraphNodeGetDependentNodes");
-        if (out == 0 && nlast < 64) last[nlast++] = n;
-      }
+    std::vector<cudaGraphNode_t> last;  // the first copy's last nodes: the if node follows them
+    std::size_t count = 0;
+    check(cudaGraphGetNodes(first, nullptr, &count), "cudaGraphGetNodes");
+    std::vector<cudaGraphNode_t> nodes(count);
+    check(cudaGraphGetNodes(first, nodes.data(), &count), "cudaGraphGetNodes");
+    for (cudaGraphNode_t n : nodes) {
+      std::size_t out = 0;
+      check(cudaGraphNodeGetDependentNodes(n, nullptr, nullptr, &out), "cudaGraphNodeGetDependentNodes");
+      if (out == 0) last.push_back(n);
     }
-    cudaGraph_t again = add_conditional(first, last, nlast, next, cudaGraphCondTypeIf, &if_node);
+    cudaGraph_t again = add_conditional(first, last.data(), last.size(), next, cudaGraphCondTypeIf, &if_node);
     why = captured(again, true);
   }
-  cap.capturing = false;
   return why;
 }
 
@@ -392,7 +386,7 @@ std::string run_on_device(const std::function<void()>& body, const LoopCondition
     } catch (const std::exception& e) {
       why = e.what();
     }
-    cap.capturing = false;
+    cap.capturing = false;  // the capture has ended, by now or by the exception
     bool fixable = false;
     if (why.empty() && cap.came_back(why, fixable)) break;
     cap.restore(false);
@@ -402,8 +396,10 @@ std::string run_on_device(const std::function<void()>& body, const LoopCondition
       return why;
     }
   }
-  r.capture_seconds = took();
-  if (!why.empty()) return why;
+  if (!why.empty()) {
+    r.capture_seconds = took();
+    return why;
+  }
   cudaError_t e = cudaGraphInstantiate(&g->exec, g->graph, 0);
   if (e != cudaSuccess) {  // the vectors hold their starting arrays: nothing ran
     cudaGetLastError();
@@ -412,7 +408,6 @@ std::string run_on_device(const std::function<void()>& body, const LoopCondition
   check(cudaGraphLaunch(g->exec, cuda_host::stream()), "cudaGraphLaunch");
   r.capture_seconds = took();
   Index total = 0;
-  cap.capturing = false;
   copy_bytes(&total, Backend::Host, counter.data(), Backend::Cuda, sizeof(Index));
   if ((total - r.iterations) % 2 == 1) cap.restore(true);  // it ended after the first copy
   r.iterations = total;
