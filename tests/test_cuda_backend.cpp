@@ -709,6 +709,47 @@ TEST(CudaBackend, PrimitivesOverwriteOutput) {
   host::apply(t2h, none, gbcuda::Abs<double>{}, view(uh.store()));
   expect_same(Vector<double>(std::move(t2)), Vector<double>(std::move(t2h)), "apply overwrite");
 }
+
+// A copy of a CUDA vector carries its tally (count and product trace) whether the count is in
+// device memory or was already read back to the host (Vector::nvals()): the trace a copy names
+// with trace_of must be the one it holds, for a copy into a new store and into one in place.
+TEST(CudaBackend, CopiesKeepTheTrace) {
+  REQUIRE_CUDA();
+  using namespace gbcuda::detail;
+  Rng rng(103);
+  for (VectorForm f : kForms) {
+    for (bool count_read : {false, true}) {
+      const Vector<double> src = random_vector<double>(rng, 700, 0.3, f).to(Backend::Cuda);
+      VectorStore<double> u = src.store().clone(Backend::Cuda);
+      DeviceTally want{};
+      want.nvals = u.nvals;
+      want.trace = ProductTrace{123, 456, 7, 89, 3, 1, 2.5};
+      copy_bytes(tally_of(u), Backend::Cuda, &want, Backend::Host, sizeof(want));
+      u.count_on_device = true;
+      static const int rows = 0;
+      u.trace_of = &rows;
+      VectorStore<double> in_place = cuda::clone_store(u);
+      const DeviceTally stale{};
+      copy_bytes(tally_of(in_place), Backend::Cuda, &stale, Backend::Host, sizeof(stale));
+      if (count_read) (void)exact_nvals(u);  // the count moves to the host, the trace stays on the device
+      ASSERT_TRUE(cuda::copy_store_into(in_place, u));
+      const VectorStore<double> fresh = cuda::clone_store(u);
+      for (const VectorStore<double>* c : std::vector<const VectorStore<double>*>{&in_place, &fresh}) {
+        const std::string what = form_name(f) + (count_read ? ", count read" : ", count on device") +
+                                 (c == &fresh ? ", clone" : ", in place");
+        EXPECT_EQ(c->trace_of, u.trace_of) << what;
+        EXPECT_EQ(exact_nvals(*c), want.nvals) << what;
+        DeviceTally got{};
+        copy_bytes(&got, Backend::Host, c->tally.data(), Backend::Cuda, sizeof(got));
+        EXPECT_EQ(got.trace.edges, want.trace.edges) << what;
+        EXPECT_EQ(got.trace.unexplored, want.trace.unexplored) << what;
+        EXPECT_EQ(got.trace.examined, want.trace.examined) << what;
+        EXPECT_EQ(got.trace.pull_penalty, want.trace.pull_penalty) << what;
+      }
+      expect_same(Vector<double>(cuda::clone_store(in_place)), src, "in-place copy entries");
+    }
+  }
+}
 #endif  // GBCUDA_HAVE_CUDA
 
 }  // namespace

@@ -179,28 +179,41 @@ void sort_indices(VectorStore<T>& v) {
   v.jumbled = false;
 }
 
+// Copies v's tally (count and trace) and entries into c, whose arrays are already sized like v's;
+// a Sparse copy moves at most `capacity` slots, only the counted ones when the count is on the device.
+template <class T>
+void copy_contents(VectorStore<T>& c, const VectorStore<T>& v, Index capacity) {
+  if (!v.tally.empty()) copy_bytes(tally_of(c), Backend::Cuda, v.tally.data(), Backend::Cuda, sizeof(DeviceTally));
+  if (v.form == VectorForm::Sparse) {  // the entries only
+    const Index* count_dev = device_nvals(v);
+    copy_prefix(c.indices.data(), v.indices.data(), v.nvals, count_dev, capacity);
+    if (!c.values.empty()) copy_prefix(c.values.data(), v.values.data(), v.nvals, count_dev, capacity);
+  } else {
+    if (!v.values.empty()) copy_bytes(c.values.data(), Backend::Cuda, v.values.data(), Backend::Cuda, v.values.bytes());
+    if (!v.bitmap.empty()) copy_bytes(c.bitmap.data(), Backend::Cuda, v.bitmap.data(), Backend::Cuda, v.bitmap.bytes());
+  }
+  c.nvals = v.nvals;
+  c.count_on_device = device_nvals(v) != nullptr;
+  c.trace_of = v.trace_of;
+  c.jumbled = v.jumbled;
+}
+
 template <class T>
 VectorStore<T> clone_store(const VectorStore<T>& v) {
   VectorStore<T> c;
   c.n = v.n;
   c.where = Backend::Cuda;
   c.form = v.form;
-  c.nvals = v.nvals;
-  c.count_on_device = v.count_on_device;
-  c.trace_of = v.trace_of;
-  c.jumbled = v.jumbled;
-  if (!v.tally.empty()) c.tally = v.tally.clone(Backend::Cuda);  // the count and trace, in device memory
-  const Index* count_dev = device_nvals(c);
-  if (v.form == VectorForm::Sparse) {  // the entries only
-    const Index capacity = count_dev ? Index(v.indices.size()) : v.nvals;
+  Index capacity = 0;
+  if (v.form == VectorForm::Sparse) {
+    capacity = device_nvals(v) ? Index(v.indices.size()) : v.nvals;
     c.indices = Array<Vid>(static_cast<std::size_t>(capacity), Backend::Cuda);
     c.values = Array<T>(v.values.empty() ? 0 : static_cast<std::size_t>(capacity), Backend::Cuda);
-    copy_prefix(c.indices.data(), v.indices.data(), v.nvals, count_dev, capacity);
-    if (!c.values.empty()) copy_prefix(c.values.data(), v.values.data(), v.nvals, count_dev, capacity);
   } else {
-    c.values = v.values.clone(Backend::Cuda);
-    c.bitmap = v.bitmap.clone(Backend::Cuda);
+    c.values = Array<T>(v.values.size(), Backend::Cuda);
+    c.bitmap = Array<std::uint8_t>(v.bitmap.size(), Backend::Cuda);
   }
+  copy_contents(c, v, capacity);
   return c;
 }
 
@@ -209,20 +222,7 @@ bool copy_store_into(VectorStore<T>& c, const VectorStore<T>& v) {
   if (c.where != Backend::Cuda || v.where != Backend::Cuda || c.n != v.n || c.form != v.form ||
       c.indices.size() != v.indices.size() || c.values.size() != v.values.size() || c.bitmap.size() != v.bitmap.size())
     return false;
-  const Index* count_dev = device_nvals(v);
-  if (count_dev) copy_bytes(tally_of(c), Backend::Cuda, v.tally.data(), Backend::Cuda, sizeof(DeviceTally));
-  if (v.form == VectorForm::Sparse) {  // the entries only
-    const Index capacity = Index(v.indices.size());
-    copy_prefix(c.indices.data(), v.indices.data(), v.nvals, count_dev, capacity);
-    if (!c.values.empty()) copy_prefix(c.values.data(), v.values.data(), v.nvals, count_dev, capacity);
-  } else {
-    if (!v.values.empty()) copy_bytes(c.values.data(), Backend::Cuda, v.values.data(), Backend::Cuda, v.values.bytes());
-    if (!v.bitmap.empty()) copy_bytes(c.bitmap.data(), Backend::Cuda, v.bitmap.data(), Backend::Cuda, v.bitmap.bytes());
-  }
-  c.nvals = v.nvals;
-  c.count_on_device = count_dev != nullptr;
-  c.trace_of = v.trace_of;
-  c.jumbled = v.jumbled;
+  copy_contents(c, v, Index(v.indices.size()));
   return true;
 }
 
