@@ -3,10 +3,33 @@
 // (internal.cuh), so each primitive has one kernel per value type. No primitive reads anything
 // back: counts are kept in device memory (VectorStore::tally) and loops whose length is such a
 // count read it on the device.
+#include <cub/block/block_scan.cuh>
+
 #include "internal.cuh"
 
 namespace gbcuda::detail::cuda {
 namespace {
+
+// Short vectors: a primitive over at most kOneBlockMax positions (or list entries) that would
+// take several launches (a scatter, a fill, a compaction) runs as one kernel of one block, whose
+// phases the block's barriers separate, and writes its count instead of adding to a zeroed one:
+// one launch and no fill (tests/test_kernel_counts.cpp counts them).
+constexpr int kOneBlockThreads = 1024;
+constexpr Index kOneBlockMax = 4096;
+
+// The block's sum of each thread's `local`, written to *total by thread 0 (every thread calls).
+__device__ __forceinline__ void block_count_store(long long local, Index* total) {
+  __shared__ long long warp_sums[kOneBlockThreads / 32];
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) local += __shfl_down_sync(0xffffffffu, local, offset);
+  if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = local;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    long long sum = 0;
+    for (unsigned w = 0; w < blockDim.x / 32; ++w) sum += warp_sums[w];
+    *total = Index(sum);
+  }
+}
 
 // A vector readable by position: bitmap == nullptr means every position is present.
 template <class T>
@@ -235,6 +258,32 @@ __global__ void apply_select_kernel(Vid* __restrict__ out_idx, T* __restrict__ o
   }
 }
 
+// The staying entries of a short sparse list (staying_flags_kernel's test), compacted in their
+// order with their values by one block of kOneBlockThreads; the count written to *count.
+template <class T>
+__global__ void __launch_bounds__(kOneBlockThreads)
+    keep_entries_one_block_kernel(Vid* __restrict__ out_idx, T* __restrict__ out_val, Index* count,
+                                  const Vid* __restrict__ idx, const T* __restrict__ vals, Index nvals,
+                                  const Index* nvals_dev, MaskView m, ElementOp<T> op) {
+  using Scan = cub::BlockScan<int, kOneBlockThreads>;
+  __shared__ typename Scan::TempStorage scan;
+  const Index entries = count_of(nvals, nvals_dev);
+  Index base = 0;  // the same in every thread
+  for (Index p0 = 0; p0 < entries; p0 += kOneBlockThreads) {
+    const Index p = p0 + threadIdx.x;
+    const bool keep = p < entries && m.allows(idx[p]) && element_keeps(op, vals[p], idx[p]);
+    int rank = 0, kept = 0;
+    Scan(scan).ExclusiveSum(int(keep), rank, kept);
+    if (keep) {
+      out_idx[base + rank] = idx[p];
+      out_val[base + rank] = element_value(op, vals[p]);
+    }
+    base += kept;
+    __syncthreads();  // the scan's storage is reused
+  }
+  if (threadIdx.x == 0) *count = base;
+}
+
 // u Bitmap or Dense -> t Bitmap (bitmap != nullptr) or Dense.
 template <class T>
 __global__ void apply_dense_kernel(std::uint8_t* __restrict__ tb, T* __restrict__ tv, PosInput<T> u, MaskView m,
@@ -295,6 +344,48 @@ __global__ void ewise_kernel(std::uint8_t* __restrict__ tb, T* __restrict__ tv, 
     local += p;
   }
   if (count) block_count_add(local, count);
+}
+
+// ewise of short vectors, one of them Sparse, by one block of kOneBlockThreads with no scratch:
+// t's bitmap first marks u's entries (bit 0) and v's (bit 1) while t's values take u's value, then
+// op(u, v) where both are, v's where only v is; the last pass keeps what the mask allows and the
+// operation (union or intersection) leaves, and writes the count.
+template <class T>
+__global__ void __launch_bounds__(kOneBlockThreads)
+    ewise_one_block_kernel(std::uint8_t* __restrict__ tb, T* __restrict__ tv, VecView<T> u, VecView<T> v, MaskView m,
+                           BinCode op, bool is_union, Index* count) {
+  const Index n = u.n;
+  for (Index i = threadIdx.x; i < n; i += blockDim.x) tb[i] = 0;
+  __syncthreads();
+  // Calls f(i, position of the value) for each entry of x.
+  auto each = [](const VecView<T>& x, auto&& f) {
+    if (x.form == VectorForm::Sparse) {
+      const Index entries = x.count();
+      for (Index p = threadIdx.x; p < entries; p += blockDim.x) f(Index(x.indices[p]), p);
+    } else {
+      for (Index i = threadIdx.x; i < x.n; i += blockDim.x)
+        if (x.present(i)) f(i, i);
+    }
+  };
+  each(u, [&](Index i, Index p) {
+    tv[i] = u.values[p];
+    tb[i] = 1;
+  });
+  __syncthreads();
+  each(v, [&](Index i, Index p) {
+    const T y = v.values[p];
+    tv[i] = (tb[i] & 1) ? bin_apply(op, tv[i], y) : y;
+    tb[i] |= 2;
+  });
+  __syncthreads();
+  long long local = 0;
+  for (Index i = threadIdx.x; i < n; i += blockDim.x) {
+    const unsigned b = tb[i];
+    const bool p = m.allows(i) && (is_union ? b != 0 : b == 3);
+    tb[i] = p ? 1 : 0;
+    local += p;
+  }
+  block_count_store(local, count);
 }
 
 // ---- mask_bitmap ---------------------------------------------------------------------------
@@ -467,6 +558,10 @@ void apply(VectorStore<T>& t, const MaskView& m, const ElementOp<T>& op, const V
       out.count_on_device = true;
       if (cap == 0) {
         fill_bytes(count, Backend::Cuda, 0, sizeof(Index));
+      } else if (u.capacity <= kOneBlockMax) {
+        keep_entries_one_block_kernel<<<1, kOneBlockThreads, 0, stream()>>>(
+            out.indices.data(), out.values.data(), count, u.indices, u.values, u.nvals, u.nvals_dev, m, op);
+        CUDA_CHECK_LAUNCH();
       } else {
         auto* flags = scratch.take<std::uint8_t>(cap);
         auto* pos = scratch.take<Vid>(cap);
@@ -520,6 +615,15 @@ void ewise(VectorStore<typename Op::result_type>& t, const MaskView& m, const Op
   if (m.list_only()) throw Error(Status::InvalidValue, "internal: a list-only mask reached ewise");
   const bool dense_out = u.form == VectorForm::Dense && v.form == VectorForm::Dense && !m.present();
   VectorStore<T> out = make_output<T>(u.n, dense_out ? VectorForm::Dense : VectorForm::Bitmap);
+  if ((u.form == VectorForm::Sparse || v.form == VectorForm::Sparse) && u.n > 0 && u.n <= kOneBlockMax) {
+    Index* count = &tally_of(out)->nvals;
+    out.count_on_device = true;
+    ewise_one_block_kernel<<<1, kOneBlockThreads, 0, stream()>>>(out.bitmap.data(), out.values.data(), u, v, m, code,
+                                                                 is_union, count);
+    CUDA_CHECK_LAUNCH();
+    t = std::move(out);
+    return;
+  }
   Scratch scratch;
   const PosInput<T> hu = positional(u, scratch);
   const PosInput<T> hv = positional(v, scratch);
