@@ -48,6 +48,11 @@ struct LoopResult {
   std::string note;            // on the CUDA backend, why on_device is false
   int captures = 0;            // CUDA: captures made of the body (each runs its calls twice on the host)
   double capture_seconds = 0;  // CUDA: host time from the first capture to the graph's launch
+  // CUDA, on_device: the GPU work of one run of the body in the graph, as captured: its kernels
+  // (the library's, CUB's and cuSPARSE's alike) and its copies and fills (memcpy and memset
+  // nodes); -1 and 0 otherwise.
+  int kernels = -1;
+  int copies = 0;
 };
 
 namespace detail {

@@ -318,8 +318,10 @@ cudaGraph_t add_conditional(cudaGraph_t into, const cudaGraphNode_t* deps, std::
 }
 
 // Captures the graph; "" when done, else why it could not be (the capture is ended either way).
+// Counts the body's kernel nodes and copy/fill nodes in the first copy into r (the test
+// after the body is one kernel of its own).
 std::string capture(LoopCapture& cap, LoopGraph& g, const std::function<void()>& body, const LoopCondition& cond,
-                    Index* iterations, Index max_iterations) {
+                    Index* iterations, Index max_iterations, LoopResult& r) {
   const cudaStream_t s = cuda_host::stream();
   check(cudaGraphCreate(&g.graph, 0), "cudaGraphCreate");
   cudaGraphConditionalHandle loop{}, next{};
@@ -358,7 +360,13 @@ std::string capture(LoopCapture& cap, LoopGraph& g, const std::function<void()>&
     check(cudaGraphGetNodes(first, nullptr, &count), "cudaGraphGetNodes");
     std::vector<cudaGraphNode_t> nodes(count);
     check(cudaGraphGetNodes(first, nodes.data(), &count), "cudaGraphGetNodes");
+    r.kernels = -1;  // the test's kernel
+    r.copies = 0;
     for (cudaGraphNode_t n : nodes) {
+      cudaGraphNodeType type{};
+      check(cudaGraphNodeGetType(n, &type), "cudaGraphNodeGetType");
+      if (type == cudaGraphNodeTypeKernel) ++r.kernels;
+      if (type == cudaGraphNodeTypeMemcpy || type == cudaGraphNodeTypeMemset) ++r.copies;
       std::size_t out = 0;
       check(cudaGraphNodeGetDependentNodes(n, nullptr, nullptr, &out), "cudaGraphNodeGetDependentNodes");
       if (out == 0) last.push_back(n);
@@ -382,7 +390,7 @@ std::string run_on_device(const std::function<void()>& body, const LoopCondition
     copy_bytes(counter.data(), Backend::Cuda, &r.iterations, Backend::Host, sizeof(Index));
     g = std::make_unique<LoopGraph>();
     try {
-      why = capture(cap, *g, body, cond, counter.data(), o.max_iterations);
+      why = capture(cap, *g, body, cond, counter.data(), o.max_iterations, r);
     } catch (const std::exception& e) {
       why = e.what();
     }
@@ -429,6 +437,8 @@ LoopResult run_device_loop(const std::function<void()>& body, const LoopConditio
 #if GBCUDA_HAVE_CUDA
   r.note = run_on_device(body, cond, o, r);
   if (r.on_device) return r;
+  r.kernels = -1;
+  r.copies = 0;
   if (o.require_device)
     throw Error(Status::NotImplemented, "device_loop: the body cannot run on the device: " + r.note);
 #endif
