@@ -226,6 +226,20 @@ void apply(Vector<TW>& w, const MaskArg& mask, const Accum& accum, const Op& op,
   std::optional<Vector<TU>> u_hold;
   const Vector<TU>& ub = detail::in_backend(u, b, u_hold);
   detail::PreparedMask pm = detail::prepare_mask(mask, d, b, w.size());
+#if GBCUDA_HAVE_CUDA
+  if constexpr (builtin_on_cuda && detail::cuda_supports_accum<Accum, TW>()) {
+    // Under an accumulator, or a mask that keeps w elsewhere, with w and u by position: one
+    // kernel writes op(u) into w. (Without either, op(u) alone becomes w: one kernel as well.)
+    constexpr bool accumulates = !std::is_same_v<Accum, NoAccum>;
+    if (b == Backend::Cuda && (accumulates || (pm.view.present() && !d.replace)) &&
+        detail::cuda::apply_merge_fits(w.store(), pm.view, detail::view(ub.store()))) {
+      detail::cuda::apply_merge(w.store(), pm.view, accum, detail::cuda::element_op<Op, TU>(op),
+                                detail::view(ub.store()), d.replace);
+      w.conform();
+      return;
+    }
+  }
+#endif
   detail::VectorStore<TW> t;
   if (b == Backend::Host) detail::host::apply(t, pm.view, op, detail::view(ub.store()));
 #if GBCUDA_HAVE_CUDA

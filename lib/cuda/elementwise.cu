@@ -37,6 +37,15 @@ struct PosInput {
   const std::uint8_t* bitmap = nullptr;
   const T* values = nullptr;
   __device__ bool present(Index i) const { return bitmap == nullptr || bitmap[i] != 0; }
+  __device__ T value(Index i) const { return values[i]; }
+};
+// op(u) read by position, computed as it is read (apply_merge).
+template <class T>
+struct AppliedInput {
+  PosInput<T> u;
+  ElementOp<T> op;
+  __device__ bool present(Index i) const { return u.present(i) && element_keeps(op, u.values[i], i); }
+  __device__ T value(Index i) const { return element_value(op, u.values[i]); }
 };
 
 template <class T>
@@ -88,9 +97,9 @@ VectorStore<T> make_output(Index n, VectorForm form) {
 // ---- merge ---------------------------------------------------------------------------------
 
 // w (Bitmap) <m> = accum(w, t) over every position; counts w's entries from zero.
-template <class T>
-__global__ void merge_kernel(std::uint8_t* __restrict__ wb, T* __restrict__ wv, PosInput<T> t, MaskView m,
-                             BinCode accum, bool replace, Index n, Index* count) {
+template <class T, class In>
+__global__ void merge_kernel(std::uint8_t* __restrict__ wb, T* __restrict__ wv, In t, MaskView m, BinCode accum,
+                             bool replace, Index n, Index* count) {
   long long local = 0;
   for (Index i = global_thread(); i < n; i += grid_threads()) {
     bool wp = wb[i] != 0;
@@ -98,9 +107,9 @@ __global__ void merge_kernel(std::uint8_t* __restrict__ wb, T* __restrict__ wv, 
       const bool tp = t.present(i);
       if (accum == BinCode::None) {
         wp = tp;
-        if (tp) wv[i] = t.values[i];
+        if (tp) wv[i] = t.value(i);
       } else if (tp) {
-        wv[i] = wp ? bin_apply(accum, wv[i], t.values[i]) : t.values[i];
+        wv[i] = wp ? bin_apply(accum, wv[i], t.value(i)) : t.value(i);
         wp = true;
       }
     } else if (replace) {
@@ -134,10 +143,10 @@ __global__ void merge_sparse_kernel(std::uint8_t* __restrict__ wb, T* __restrict
 }
 
 // w Dense <m> = accum(w, t) without replace: no position loses its entry, only values change.
-template <class T>
-__global__ void merge_dense_kernel(T* __restrict__ wv, PosInput<T> t, MaskView m, BinCode accum, Index n) {
+template <class T, class In>
+__global__ void merge_dense_kernel(T* __restrict__ wv, In t, MaskView m, BinCode accum, Index n) {
   for (Index i = global_thread(); i < n; i += grid_threads())
-    if (m.allows(i) && t.present(i)) wv[i] = bin_apply(accum, wv[i], t.values[i]);
+    if (m.allows(i) && t.present(i)) wv[i] = bin_apply(accum, wv[i], t.value(i));
 }
 
 // The positions of a list mask lose their entry in w (Bitmap); subtracts them from w's count.
@@ -482,6 +491,30 @@ void merge(VectorStore<T>& w, const MaskView& m, const Accum& /*accum*/, VectorS
 }
 
 template <class T, class Accum>
+void apply_merge(VectorStore<T>& w, const MaskView& m, const Accum& /*accum*/, const ElementOp<T>& op,
+                 const VecView<T>& u, bool replace) {
+  constexpr BinCode code = bin_code<Accum, T>();
+  if (!apply_merge_fits(w, m, u)) throw Error(Status::InvalidValue, "internal: apply_merge on a Sparse vector");
+  // Each position's op(u(i)) is read and w(i) written by the same thread: u may be w.
+  const AppliedInput<T> tin{{u.form == VectorForm::Bitmap ? u.bitmap : nullptr, u.values}, op};
+  w.trace_of = nullptr;
+  if (w.form == VectorForm::Dense && code != BinCode::None && !replace) {  // every position keeps its entry
+    if (w.n > 0) {
+      merge_dense_kernel<<<grid_for(w.n), kBlock, 0, stream()>>>(w.values.data(), tin, m, code, w.n);
+      CUDA_CHECK_LAUNCH();
+    }
+    return;
+  }
+  cuda::convert_form(w, VectorForm::Bitmap);  // Dense -> Bitmap keeps the values array (u's, if u is w)
+  Index* count = fresh_count(w);
+  if (w.n > 0) {
+    merge_kernel<<<grid_for(w.n), kBlock, 0, stream()>>>(w.bitmap.data(), w.values.data(), tin, m, code, replace, w.n,
+                                                         count);
+    CUDA_CHECK_LAUNCH();
+  }
+}
+
+template <class T, class Accum>
 void merge_scalar(VectorStore<T>& w, const MaskView& m, const Accum& /*accum*/, T s, bool replace) {
   constexpr BinCode code = bin_code<Accum, T>();
   const bool known_empty = !w.count_on_device && w.nvals == 0;
@@ -659,9 +692,11 @@ void mask_bitmap(std::uint8_t* out, const VecView<M>& mask, bool structural) {
 #define GBCUDA_BINOP_OF_TYPE(NAME, X, T) X(T, NAME<T>)
 #define GBCUDA_BINOPS(X, T) GBCUDA_FOR_EACH_BINARY_OP(GBCUDA_BINOP_OF_TYPE, X, T)
 
-#define GBCUDA_INST_MERGE(T, A)                                                                 \
-  template void merge<T, A>(VectorStore<T>&, const MaskView&, const A&, VectorStore<T>&, bool); \
-  template void merge_entries<T, A>(VectorStore<T>&, const VecView<T>&, const A&);              \
+#define GBCUDA_INST_MERGE(T, A)                                                                                       \
+  template void merge<T, A>(VectorStore<T>&, const MaskView&, const A&, VectorStore<T>&, bool);                       \
+  template void apply_merge<T, A>(VectorStore<T>&, const MaskView&, const A&, const ElementOp<T>&, const VecView<T>&, \
+                                  bool);                                                                              \
+  template void merge_entries<T, A>(VectorStore<T>&, const VecView<T>&, const A&);                                    \
   template void merge_scalar<T, A>(VectorStore<T>&, const MaskView&, const A&, T, bool);
 #define GBCUDA_INST_EWISE(T, OP)                                                                                   \
   template void ewise<OP, T, T>(VectorStore<T>&, const MaskView&, const OP&, const VecView<T>&, const VecView<T>&, \

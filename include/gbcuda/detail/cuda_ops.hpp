@@ -235,6 +235,15 @@ void merge_scalar(VectorStore<T>& w, const MaskView& m, const Accum& accum, T s,
 // t(i) = op(u(i)) where u(i) is present, the mask allows i and (select) the predicate holds.
 template <class T>
 void apply(VectorStore<T>& t, const MaskView& m, const ElementOp<T>& op, const VecView<T>& u);
+// w<m> = accum(w, op(u)) in one kernel, op(u) never stored (apply_merge_fits: u and w Bitmap or
+// Dense, the mask not list-only); u may be w itself.
+template <class T, class Accum>
+void apply_merge(VectorStore<T>& w, const MaskView& m, const Accum& accum, const ElementOp<T>& op, const VecView<T>& u,
+                 bool replace);
+template <class T>
+bool apply_merge_fits(const VectorStore<T>& w, const MaskView& m, const VecView<T>& u) {
+  return w.form != VectorForm::Sparse && u.form != VectorForm::Sparse && !m.list_only() && w.n == u.n;
+}
 // GrB_assign with an index list, the part after w is copied into t: for each k < count,
 // t(idx[k]) = accum(t(idx[k]), u(k)) where u(k) is present; with no accumulator an absent u(k)
 // deletes t(idx[k]). t becomes Bitmap; idx (device memory) has no duplicates, each < t.n.
