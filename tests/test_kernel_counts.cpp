@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gbcuda/gbcuda.hpp"
+#include "support/graphs.hpp"
 
 namespace {
 
@@ -135,6 +136,31 @@ TEST_P(CudaKernelCounts, ElementWiseOperations) {
 INSTANTIATE_TEST_SUITE_P(Forms, CudaKernelCounts,
                          ::testing::Values(VectorForm::Sparse, VectorForm::Bitmap, VectorForm::Dense),
                          [](const auto& info) { return std::string(to_string(info.param)); });
+
+// A value product pulled over rows none of which is long (grid:32:32, at most 4 entries a row) is
+// the pull's one kernel: the pass for long rows is skipped, the matrix's longest row being known.
+// A star's hub row (2,000 entries) takes that pass (its kernels and a scan): more than one.
+TEST(CudaKernelCountsProduct, PullWithoutLongRowsIsOneKernel) {
+  REQUIRE_CUDA();
+  auto kernels_of = [](const Matrix<bool>& A) {
+    const Vector<double> u = Vector<double>::full(A.nrows(), 1.0, Backend::Cuda);
+    Vector<double> w(A.ncols(), Backend::Cuda);
+    LoopOptions o;
+    o.max_iterations = 3;
+    o.require_device = true;
+    const LoopResult r = device_loop(
+        [&] { vxm(w, no_mask, no_accum, PlusFirst<double>{}, u, A, desc::none.with_direction(Direction::Pull)); }, u,
+        o);
+    EXPECT_TRUE(r.on_device) << r.note;
+    // In-degrees: every product's answer the same.
+    const std::vector<Index> in = A.in_degrees();
+    std::vector<double> want(in.begin(), in.end());
+    EXPECT_EQ(w.to_dense_vector(0.0), want);
+    return r.kernels;
+  };
+  EXPECT_EQ(kernels_of(generate_graph("grid:32:32", Backend::Cuda)), 1);
+  EXPECT_GT(kernels_of(gbtest::star_graph(2001)), 1);
+}
 
 // One level of a BFS on a small graph (the frontier a few vertices): the product is one kernel.
 TEST(CudaKernelCountsProduct, NarrowLevelIsOneKernel) {

@@ -101,6 +101,10 @@ const std::int32_t* device_row_offsets32(const Matrix<T>& A);
 // `make` on first use and kept with A's GPU copy (dropped with it). CUDA builds.
 template <class T>
 std::shared_ptr<void> device_engine_state(const Matrix<T>& A, std::shared_ptr<void> (*make)());
+// The most entries of a row of A, computed on first use where A lives (on the GPU: one read-back)
+// and cached until A's entries change.
+template <class T>
+Offset longest_row(const Matrix<T>& A);
 }  // namespace detail
 
 // Moving a Matrix leaves the source a valid 0 x 0 matrix. A Matrix may be read by many threads
@@ -232,6 +236,8 @@ class Matrix {
   friend const std::int32_t* detail::device_row_offsets32(const Matrix<U>&);
   template <class U>
   friend std::shared_ptr<void> detail::device_engine_state(const Matrix<U>&, std::shared_ptr<void> (*)());
+  template <class U>
+  friend Offset detail::longest_row(const Matrix<U>&);
   explicit Matrix(std::shared_ptr<detail::MatrixStore<T>> s) : s_(std::move(s)) {}
   // Applies pending changes (every read calls it first).
   void settle() const;

@@ -39,6 +39,7 @@ struct MatrixStore {
   std::optional<Csr<T>> device;
   std::optional<Array<std::int32_t>> row_ptr32;  // device_row_offsets32's copy, beside `device`
   std::shared_ptr<void> engine;                  // device_engine_state's, beside `device`
+  std::optional<Offset> longest_row;             // longest_row's answer
   std::optional<Matrix<T>> transpose;
   std::optional<Matrix<T>> symmetrized;
   std::optional<std::vector<Index>> out_degrees;
@@ -375,6 +376,7 @@ void Matrix<T>::settle() const try {
   if (st.device) st.use.before_write();
   st.engine.reset();
   st.row_ptr32.reset();
+  st.longest_row.reset();
   st.device.reset();
   st.transpose.reset();
   st.symmetrized.reset();
@@ -797,12 +799,35 @@ std::shared_ptr<void> detail::device_engine_state(const Matrix<T>& A, std::share
   return A.s_->engine;
 }
 
-#define GBCUDA_INSTANTIATE_MATRIX(T)                                           \
-  template struct detail::MatrixStore<T>;                                      \
-  template class Matrix<T>;                                                    \
-  template Csr<T> detail::transpose_csr(const Csr<T>&);                        \
-  template const std::int32_t* detail::device_row_offsets32(const Matrix<T>&); \
-  template std::shared_ptr<void> detail::device_engine_state(const Matrix<T>&, std::shared_ptr<void> (*)());
+template <class T>
+Offset detail::longest_row(const Matrix<T>& A) {
+  A.settle();
+  std::lock_guard lock(A.s_->mu);
+  auto& st = *A.s_;
+  if (!st.longest_row) {
+    Offset longest = 0;
+    if (st.host) {
+      for (Index i = 0; i < st.host->nrows; ++i)
+        longest = std::max(longest, st.host->row_ptr[std::size_t(i) + 1] - st.host->row_ptr[std::size_t(i)]);
+    }
+#if GBCUDA_HAVE_CUDA
+    else if (st.device) {
+      st.use.before_read();
+      longest = cuda::longest_row(st.device->row_ptr.data(), st.device->nrows);
+    }
+#endif
+    st.longest_row = longest;
+  }
+  return *st.longest_row;
+}
+
+#define GBCUDA_INSTANTIATE_MATRIX(T)                                                                         \
+  template struct detail::MatrixStore<T>;                                                                    \
+  template class Matrix<T>;                                                                                  \
+  template Csr<T> detail::transpose_csr(const Csr<T>&);                                                      \
+  template const std::int32_t* detail::device_row_offsets32(const Matrix<T>&);                               \
+  template std::shared_ptr<void> detail::device_engine_state(const Matrix<T>&, std::shared_ptr<void> (*)()); \
+  template Offset detail::longest_row(const Matrix<T>&);
 GBCUDA_FOR_EACH_TYPE(GBCUDA_INSTANTIATE_MATRIX)
 
 }  // namespace gbcuda

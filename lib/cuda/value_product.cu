@@ -19,6 +19,8 @@
 // Output: Bitmap, its count in device memory. Sums combined by atomics (long rows, push) are in
 // no fixed order: floating-point results may differ in the last bits from a sequential sum.
 #include <cooperative_groups.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 
 #include <cub/cub.cuh>
 
@@ -590,7 +592,8 @@ void pull_into(VectorStore<Z>& out, Index* count, const MaskView& m, const Devic
   Scratch scratch;
   LongRows lr{};
   lr.min_length = long_row_min(tile);
-  const bool split_long = rows.nnz >= lr.min_length;
+  // Known to have no row that long (the matrix's cached longest row), the pull skips the pass.
+  const bool split_long = rows.longest_row < 0 ? rows.nnz >= lr.min_length : rows.longest_row >= lr.min_length;
   Index* lengths = nullptr;
   if (split_long) {
     lr.capacity = std::min<Index>(n, rows.nnz / lr.min_length);
@@ -680,7 +683,23 @@ void check_length(Index u_n, Index want, const char* what) {
                                                std::to_string(want) + " " + what);
 }
 
+struct RowLength {
+  const Offset* row_ptr;
+  __host__ __device__ Offset operator()(Index i) const { return row_ptr[i + 1] - row_ptr[i]; }
+};
+
 }  // namespace
+
+Offset longest_row(const Offset* row_ptr, Index nrows) {
+  if (nrows == 0) return 0;
+  Scratch scratch;
+  auto* out = scratch.take<Offset>(1);
+  auto lengths = thrust::make_transform_iterator(thrust::counting_iterator<Index>(0), RowLength{row_ptr});
+  run_cub(scratch, [&](void* temp, std::size_t& bytes) {
+    return cub::DeviceReduce::Max(temp, bytes, lengths, out, nrows, stream());
+  });
+  return read_device(out);
+}
 
 template <class Z>
 void value_pull(VectorStore<Z>& t, const MaskView& m, const SemiringCode& code, const TypedCsr& rows, const TypedVec& u,

@@ -110,8 +110,8 @@ constexpr SemiringCode semiring_code() {
 }
 // pull: t(i) = ADD_k MUL(...) over the stored (i,k) of `rows` where u(k) is present and the mask
 // allows i; u Bitmap or Dense. Rows are shared out by length: a tile of threads per ordinary
-// row (1, 8 or 32 by the average length), long rows split into chunks over whole blocks.
-// t: Bitmap, count in device memory.
+// row (1, 8 or 32 by the average length), long rows split into chunks over whole blocks (that
+// pass skipped when rows.longest_row says no row is long). t: Bitmap, count in device memory.
 template <class Z>
 void value_pull(VectorStore<Z>& t, const MaskView& m, const SemiringCode& s, const TypedCsr& rows, const TypedVec& u,
                 bool u_first);
@@ -128,6 +128,8 @@ template <class Z>
 void value_product_on_device(VectorStore<Z>& t, const MaskView& m, const SemiringCode& s, const TypedCsr& rows,
                              const TypedCsr& cols, const TypedVec& u, bool u_first, const ProductPolicy& p,
                              Index unexplored_edges);
+// The most entries of a row of a CSR on the device (reads the answer back).
+Offset longest_row(const Offset* row_ptr, Index nrows);
 // Masked mxm by dot products (value_product.cu): for each stored (i,j) of `mask`, the semiring's
 // sum over k of A(i,k) * Bt(j,k) (Bt: the rows of B'); the result keeps the entries with a term.
 template <class Z>

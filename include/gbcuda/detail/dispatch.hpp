@@ -118,6 +118,16 @@ const Vector<T>& in_backend(const Vector<T>& v, Backend b, std::optional<Vector<
   holder.emplace(v.to(b));
   return *holder;
 }
+#if GBCUDA_HAVE_CUDA
+// The rows a value product pulls, with their longest row (cached with the matrix): the pull
+// skips its pass for long rows when there is none.
+template <class TA>
+TypedCsr pull_view(const Matrix<TA>& rows, Backend b) {
+  TypedCsr t = typed(view(rows.csr(b)));
+  t.longest_row = longest_row(rows);
+  return t;
+}
+#endif
 // Returns `v` in the requested form (a converted copy held in `holder` when it is not).
 template <class T>
 const Vector<T>& in_form(const Vector<T>& v, VectorForm f, std::optional<Vector<T>>& holder) {
@@ -354,7 +364,7 @@ void product(Vector<typename S::value_type>& w, const PreparedMask& pm, const S&
           d.direction == Direction::Auto && A.nvals() >= kDeviceChosenMinEntries) {
         // The host would have to wait to know u's count: the GPU weighs the pull against the
         // push (u'*A: the push walks A's own rows, no transpose to build).
-        cuda::value_product_on_device<Z>(t, pm.view, code, typed(view(pull_rows<S>(A, transposed).csr(b))),
+        cuda::value_product_on_device<Z>(t, pm.view, code, pull_view(pull_rows<S>(A, transposed), b),
                                          typed(view(push_rows<S>(A, transposed).csr(b))), typed(view(ust)), u_first, vp,
                                          unexplored_edges(A.nvals(), pm, w.size()));
         w.store() = std::move(t);
@@ -362,7 +372,7 @@ void product(Vector<typename S::value_type>& w, const PreparedMask& pm, const S&
       }
       if (value_pulls(u, A.nvals(), push_nrows, pm, vp, d.direction, w.size())) {
         const Vector<TU>& ug = u.form() == VectorForm::Sparse ? in_form(u, VectorForm::Bitmap, u_hold) : u;
-        cuda::value_pull<Z>(t, pm.view, code, typed(view(pull_rows<S>(A, transposed).csr(b))), typed(view(ug.store())),
+        cuda::value_pull<Z>(t, pm.view, code, pull_view(pull_rows<S>(A, transposed), b), typed(view(ug.store())),
                             u_first);
       } else {
         const Vector<TU>& us = in_form(u, VectorForm::Sparse, u_hold);

@@ -134,6 +134,7 @@ struct TypedCsr {
   const Offset* row_ptr = nullptr;
   const Vid* col_idx = nullptr;
   TypedValues values;
+  Offset longest_row = -1;  // the most entries of a row, or -1: not known
 };
 // A vector whose values are of any value type (values.values == nullptr: not read).
 struct TypedVec {
