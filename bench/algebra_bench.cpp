@@ -388,10 +388,14 @@ void Bench::run_graph(const std::string& name) {
     algorithm_case<float>(
         name, "pagerank", gG.has_value(), [&] { return gbref::pagerank<float>(*gG, G.out_degrees(), 0.85f, 0.0f, 20); },
         [&](Backend b) {
-          auto out = example::pagerank<bool, float>(G, b, 0.85f, 0.0f, 20);
+          gbcuda::LoopOptions loop;
+          loop.host_driven = o_.host_driven_loops;
+          auto out = example::pagerank<bool, float>(G, b, 0.85f, 0.0f, 20, loop);
+          last_loop = out.loop;
           return std::make_pair(std::move(out.rank), out.iterations);
         },
         1e-3);
+  if (wants("pagerank")) report_loop(name, "pagerank");
   if (wants("cc"))  // the library's call, its labels left where they are; the host copy untimed
     algorithm_case<std::int64_t>(
         name, "cc", gG.has_value(), [&] { return gbref::components(*gG, n); },
@@ -810,7 +814,7 @@ int main(int argc, char** argv) {
   app.add_flag("--no-host", o.no_host, "Leave out the gbcuda host backend when gbcuda runs on the GPU");
   app.add_flag("--no-latency", o.no_latency, "Leave out the small-operation latencies");
   app.add_flag("--host-driven-loops", o.host_driven_loops,
-               "Run the examples' device loops (sssp) as plain host-driven loops, for comparison");
+               "Run the examples' device loops (sssp, pagerank) as plain host-driven loops, for comparison");
   app.add_option("--seed", o.seed, "Seed of the edge weights (default 1)");
   gbcuda_cli::add_reader_flags(app, o.read);  // GRAPH files only
   app.footer(

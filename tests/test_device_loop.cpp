@@ -105,6 +105,29 @@ TEST(LoopOnHost, StopsAtTheIterationLimit) {
   }
 }
 
+// A loop until a sum falls to a tolerance, the sum reduced into a vector of size 1 and tested by
+// select: x halves each iteration, so 1000 ones need 10 halvings for the sum to reach 1000/1024 < 1.
+LoopResult halve_until_small(Backend where, std::vector<double>& x_out) {
+  Vector<double> x = Vector<double>::full(1000, 1.0, where);
+  Vector<double> sum(1, where), more(1, where);
+  const LoopResult r = device_loop(
+      [&] {
+        apply(x, no_mask, no_accum, bind_second(Times<double>{}, 0.5), x);
+        reduce(sum, no_accum, PlusMonoid<double>{}, x);
+        select(more, no_mask, no_accum, ValueGt{}, sum, 1.0);
+      },
+      more);
+  x_out = x.to_dense_vector(0.0);
+  return r;
+}
+
+TEST(LoopOnHost, RunsUntilAReducedValueIsSmall) {
+  std::vector<double> x;
+  const LoopResult r = halve_until_small(Backend::Host, x);
+  EXPECT_EQ(r.iterations, 10);
+  EXPECT_EQ(x, std::vector<double>(1000, 1.0 / 1024));
+}
+
 class LoopCuda : public testing::Test {
  protected:
   void SetUp() override {
@@ -138,6 +161,14 @@ TEST_F(LoopCuda, StopsAtTheIterationLimitOfEitherParity) {
     for (auto p : s.parent) reached += p >= 0;
     EXPECT_EQ(reached, limit + 1);
   }
+}
+
+TEST_F(LoopCuda, RunsUntilAReducedValueIsSmallOnTheDevice) {
+  std::vector<double> x;
+  const LoopResult r = halve_until_small(Backend::Cuda, x);
+  EXPECT_TRUE(r.on_device) << r.note;
+  EXPECT_EQ(r.iterations, 10);
+  EXPECT_EQ(x, std::vector<double>(1000, 1.0 / 1024));
 }
 
 TEST_F(LoopCuda, ABodyThatReadsBackRunsOnTheHost) {

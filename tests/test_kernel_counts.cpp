@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -136,6 +137,30 @@ TEST_P(CudaKernelCounts, ElementWiseOperations) {
 INSTANTIATE_TEST_SUITE_P(Forms, CudaKernelCounts,
                          ::testing::Values(VectorForm::Sparse, VectorForm::Bitmap, VectorForm::Dense),
                          [](const auto& info) { return std::string(to_string(info.param)); });
+
+// A reduce into a vector of size 1 (a scalar left on the device): one kernel whatever u's form
+// and length (and a fill of the blocks' arrival count when it takes more than one block), the
+// value the host's.
+TEST_P(CudaKernelCounts, ReduceIntoAVectorIsOneKernel) {
+  REQUIRE_CUDA();
+  for (const Index n : {Index(200), Index(1000), Index(1) << 20}) {
+    const bool full = GetParam() == VectorForm::Dense;
+    const Vector<double> uh = spaced(n, full ? 1 : 3, GetParam(), Backend::Host);
+    const Vector<double> u = uh.to(Backend::Cuda);
+    Vector<double> s(1, Backend::Cuda);
+    LoopOptions o;
+    o.max_iterations = 3;
+    o.require_device = true;
+    const LoopResult r = device_loop([&] { reduce(s, no_accum, PlusMonoid<double>{}, u); }, u, o);
+    const std::string what = "reduce of " + std::string(to_string(GetParam())) + " " + std::to_string(n) + ": " +
+                             std::to_string(r.kernels) + " kernels, " + std::to_string(r.copies) + " copies";
+    std::printf("%s\n", what.c_str());
+    ASSERT_TRUE(r.on_device) << r.note;
+    EXPECT_EQ(r.kernels, 1) << what;
+    EXPECT_LE(r.copies, n <= 256 ? 0 : 1) << what;
+    EXPECT_EQ(s.element(0), std::optional<double>(reduce(PlusMonoid<double>{}, uh))) << what;
+  }
+}
 
 // A value product pulled over rows none of which is long (grid:32:32, at most 4 entries a row) is
 // the pull's one kernel: the pass for long rows is skipped, the matrix's longest row being known.

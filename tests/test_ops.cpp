@@ -6,6 +6,7 @@
 #include <cmath>
 #include <initializer_list>
 #include <limits>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -975,6 +976,69 @@ TEST_P(OpsTest, ReduceOfOneEntryIsTheEntry) {
   }
   const Vector<std::int64_t> d = Vector<std::int64_t>::full(1, -9, b());
   EXPECT_EQ(gbcuda::reduce(gbcuda::LorMonoid<std::int64_t>{}, d), -9);
+}
+
+// reduce into a vector of size 1 (a scalar that stays in the vector's backend): the same value,
+// presence and accumulation as reduce into a Scalar (checked against GraphBLAS above), for u
+// empty or not in each form, w empty or holding a value, without and with an accumulator, u = w,
+// and large inputs (many blocks' partial sums on the GPU).
+TEST_P(OpsTest, ReduceIntoAVectorOfSizeOneIsReduceIntoAScalar) {
+  Rng rng(87);
+  auto check = [&](const Vector<double>& u, std::optional<double> w0, const std::string& what) {
+    for (int accum = 0; accum < 2; ++accum) {
+      Vector<double> w(1, b());
+      if (w0) w.set_element(0, *w0);
+      gbcuda::Scalar<double> s(w0);
+      if (accum) {
+        gbcuda::reduce(w, gbcuda::Plus<double>{}, gbcuda::PlusMonoid<double>{}, u);
+        gbcuda::reduce(s, gbcuda::Plus<double>{}, gbcuda::PlusMonoid<double>{}, u);
+      } else {
+        gbcuda::reduce(w, gbcuda::no_accum, gbcuda::Max<double>{}, u);
+        gbcuda::reduce(s, gbcuda::no_accum, gbcuda::Max<double>{}, u);
+      }
+      const std::string ctx = what + (accum ? ", plus into" : ", max into") + (w0 ? " a value" : " nothing");
+      EXPECT_EQ(w.nvals(), s.nvals()) << ctx;
+      if (s.empty()) continue;
+      ASSERT_TRUE(w.element(0).has_value()) << ctx;
+      EXPECT_NEAR(*w.element(0), *s.value(), 1e-9 * std::max(1.0, std::abs(*s.value()))) << ctx;
+    }
+  };
+  for (Index n : {Index(1), Index(300), Index(700000)}) {
+    for (double density : {0.0, 0.01, 1.0}) {
+      for (gbcuda::VectorForm f : {gbcuda::VectorForm::Sparse, gbcuda::VectorForm::Bitmap}) {
+        Vector<double> u = gb_vector(random_tuples<double>(rng, n, density, true), b());
+        if (density < 1.0) u.to_form(f);
+        const std::string what =
+            "n " + std::to_string(n) + " density " + std::to_string(density) + " " + gbcuda::to_string(u.form());
+        check(u, std::nullopt, what);
+        check(u, -2.5, what);
+        // The same input as the output of an operation (its count in device memory on the GPU).
+        Vector<double> t(n, b());
+        gbcuda::apply(t, gbcuda::no_mask, gbcuda::no_accum, gbcuda::Identity<double>{}, u);
+        check(t, 4.0, what + " (an operation's output)");
+      }
+    }
+  }
+  // u = w: w(0) = w(0) + w(0).
+  Vector<std::int64_t> w(1, b());
+  w.set_element(0, 21);
+  gbcuda::reduce(w, gbcuda::Plus<std::int64_t>{}, gbcuda::PlusMonoid<std::int64_t>{}, w);
+  EXPECT_EQ(w.element(0), std::optional<std::int64_t>(42));
+  // LOR over an int32 of one entry is the entry; a second entry applies the operator.
+  Vector<std::int32_t> u(9, b()), z(1, b());
+  u.set_element(4, -4);
+  gbcuda::reduce(z, gbcuda::no_accum, gbcuda::LorMonoid<std::int32_t>{}, u);
+  EXPECT_EQ(z.element(0), std::optional<std::int32_t>(-4));
+  u.set_element(7, 3);
+  gbcuda::reduce(z, gbcuda::no_accum, gbcuda::LorMonoid<std::int32_t>{}, u);
+  EXPECT_EQ(z.element(0), std::optional<std::int32_t>(1));
+  // A user-defined monoid runs on the host, the answer the same.
+  Vector<double> um = gb_vector(random_tuples<double>(rng, 500, 0.3, true), b()), wm(1, b());
+  auto mon = gbcuda::make_monoid<double>(user_max, -std::numeric_limits<double>::infinity());
+  gbcuda::reduce(wm, gbcuda::no_accum, mon, um);
+  EXPECT_EQ(wm.element(0), std::optional<double>(gbcuda::reduce(gbcuda::MaxMonoid<double>{}, um)));
+  Vector<double> two(2, b());
+  EXPECT_THROW(gbcuda::reduce(two, gbcuda::no_accum, gbcuda::PlusMonoid<double>{}, um), gbcuda::Error);
 }
 
 // apply with an index-unary operator into a vector (GrB_Vector_apply_IndexOp_INT64): RowIndex,

@@ -13,6 +13,7 @@
 //   reduce(monoid, u)                              the sum of u's entries under the monoid
 //   reduce(s, accum, monoid, u)                    s = accum(s, sum) into a Scalar (empty if none)
 //   reduce(s, accum, op, u)                        the same with PLUS, TIMES, MIN, MAX, LOR or LAND
+//   reduce(w, accum, monoid or op, u)              the same into w of size 1, on the device (no wait)
 // A Scalar (scalar.hpp) may also be assigned (empty: deletes), be a select's thunk, or be set.
 // `mask` is `no_mask` or a Vector of any type; `accum` is `no_accum` or a binary operator.
 // Everything runs in w's backend; inputs living elsewhere are copied there first. Operators the
@@ -423,6 +424,45 @@ template <class Accum, class Op, class T>
 requires(detail::monoid_of_op<Op>::exists) void reduce(Scalar<typename Op::result_type>& s, const Accum& accum,
                                                        const Op&, const Vector<T>& u) {
   reduce(s, accum, typename detail::monoid_of_op<Op>::type{}, u);
+}
+
+// w(0) = accum(w(0), the monoid's sum of u's entries), w a vector of size 1: a scalar that lives
+// where w does. On the GPU the sum is written in device memory by one kernel, with no host wait,
+// so a loop on the device can test it (select on w, then device_loop's condition). With no entry
+// in u, w loses its entry (no accumulator) or keeps it, as a Scalar would. A monoid or accumulator
+// the CUDA backend does not instantiate, or u of another type than the monoid's, runs on the host
+// (one wait, counted by host_fallbacks()).
+template <class Accum, class Monoid, class T>
+void reduce(Vector<typename Monoid::value_type>& w, const Accum& accum, const Monoid& mon, const Vector<T>& u) try {
+  using Z = typename Monoid::value_type;
+  if (w.size() != 1)
+    throw Error(Status::DimensionMismatch,
+                "reduce: a vector reduced into must have size 1 (a scalar), got size " + std::to_string(w.size()));
+#if GBCUDA_HAVE_CUDA
+  if constexpr (detail::cuda_supports_monoid<Monoid, T>() && detail::cuda_supports_accum<Accum, Z>()) {
+    if (w.backend() == Backend::Cuda) {
+      w.to_form(VectorForm::Bitmap);  // before u's view: u may be w
+      std::optional<Vector<T>> u_hold;
+      const Vector<T>& ub = detail::in_backend(u, Backend::Cuda, u_hold);
+      detail::cuda::reduce_into(w.store(), detail::cuda::bin_code<Accum, Z>(), Monoid::kind, mon.identity(),
+                                detail::view(ub.store()));
+      return;
+    }
+  }
+#endif
+  if (w.backend() == Backend::Cuda) detail::note_host_fallback();
+  Scalar<Z> s(w.element(0));
+  reduce(s, accum, mon, u);
+  w.set_element(0, s);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("reduce");
+}
+
+// The same with a built-in binary operator: PLUS, TIMES, MIN, MAX, LOR and LAND, as their monoids.
+template <class Accum, class Op, class T>
+requires(detail::monoid_of_op<Op>::exists) void reduce(Vector<typename Op::result_type>& w, const Accum& accum,
+                                                       const Op&, const Vector<T>& u) {
+  reduce(w, accum, typename detail::monoid_of_op<Op>::type{}, u);
 }
 
 // w<mask>(indices) = accum(w(indices), s) (GrB_Vector_assign_Scalar with an index list); an empty

@@ -256,6 +256,11 @@ void ewise(VectorStore<typename Op::result_type>& t, const MaskView& m, const Op
            const VecView<TV>& v, bool is_union);
 template <class Monoid, class T>
 typename Monoid::value_type reduce(const Monoid& mon, const VecView<T>& u);
+// w(0) = accum(w(0), the sum of u's entries under the monoid `kind`) in one kernel, w a Bitmap
+// vector of size 1 (its count left in device memory); an empty u clears w, or leaves it under
+// accum. u may be w itself.
+template <class T>
+void reduce_into(VectorStore<T>& w, BinCode accum, MonoidKind kind, T identity, const VecView<T>& u);
 template <class M>
 void mask_bitmap(std::uint8_t* out, const VecView<M>& mask, bool structural);
 
