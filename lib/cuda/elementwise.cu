@@ -244,6 +244,25 @@ __global__ void apply_sparse_kernel(Vid* __restrict__ out_idx, T* __restrict__ o
   }
 }
 
+// A sparse list's entries that stay (allowed by the mask, kept by the operator) laid into a
+// Bitmap (its flags zero on entry); counted into *count unless the count is known (null).
+template <class T>
+__global__ void apply_scatter_kernel(std::uint8_t* __restrict__ tb, T* __restrict__ tv, const Vid* __restrict__ idx,
+                                     const T* __restrict__ vals, Index nvals, const Index* nvals_dev, MaskView m,
+                                     ElementOp<T> op, Index* count) {
+  long long local = 0;
+  const Index entries = count_of(nvals, nvals_dev);
+  for (Index p = global_thread(); p < entries; p += grid_threads()) {
+    const Vid i = idx[p];
+    if (m.allows(i) && element_keeps(op, vals[p], i)) {
+      tv[i] = element_value(op, vals[p]);
+      tb[i] = 1;
+      ++local;
+    }
+  }
+  if (count) block_count_add(local, count);
+}
+
 // Entries of a sparse list that stay (allowed by the mask, kept by the operator): flags[p] = 1
 // (0 past the list's count).
 template <class T>
@@ -570,13 +589,32 @@ template <class T>
 void apply(VectorStore<T>& t, const MaskView& m, const ElementOp<T>& op, const VecView<T>& u) {
   if (m.list_only()) throw Error(Status::InvalidValue, "internal: a list-only mask reached apply");
   const bool keeps_all = op.kind != ElementKind::Select;
+  const bool every_entry = !m.present() && keeps_all;
+  // A Sparse u into a Bitmap t in one kernel (a fill of the flags first) where a list would be
+  // made a bitmap anyway (every entry stays, their count known and at least n/16: what conform()
+  // does) or would take a compaction's passes (a long list, at least n/32 of the positions).
+  const bool scatter =
+      u.form == VectorForm::Sparse && u.n > 0 &&
+      (every_entry ? !u.nvals_dev && u.nvals * 16 >= u.n : u.capacity > kOneBlockMax && u.capacity * 32 >= u.n);
+  if (scatter) {
+    VectorStore<T> out = make_output<T>(u.n, VectorForm::Bitmap);
+    fill_bytes(out.bitmap.data(), Backend::Cuda, 0, static_cast<std::size_t>(u.n));
+    Index* count = nullptr;
+    if (every_entry) set_nvals(out, u.nvals);
+    else count = fresh_count(out);
+    apply_scatter_kernel<<<grid_for_count(u.nvals, u.nvals_dev, u.capacity), kBlock, 0, stream()>>>(
+        out.bitmap.data(), out.values.data(), u.indices, u.values, u.nvals, u.nvals_dev, m, op, count);
+    CUDA_CHECK_LAUNCH();
+    t = std::move(out);
+    return;
+  }
   if (u.form == VectorForm::Sparse) {
     VectorStore<T> out = VectorStore<T>::empty(u.n, Backend::Cuda);
     out.jumbled = true;  // a view does not say whether u's indices were sorted
     const auto cap = static_cast<std::size_t>(u.capacity);
     out.indices = Array<Vid>(cap, Backend::Cuda);
     out.values = Array<T>(cap, Backend::Cuda);
-    if (!m.present() && keeps_all) {  // every entry: the same count
+    if (every_entry) {  // the same count
       if (u.nvals_dev) copy_bytes(&tally_of(out)->nvals, Backend::Cuda, u.nvals_dev, Backend::Cuda, sizeof(Index));
       out.count_on_device = u.nvals_dev != nullptr;
       out.nvals = u.nvals;
@@ -610,7 +648,7 @@ void apply(VectorStore<T>& t, const MaskView& m, const ElementOp<T>& op, const V
     t = std::move(out);
     return;
   }
-  const bool dense_out = u.form == VectorForm::Dense && !m.present() && keeps_all;
+  const bool dense_out = u.form == VectorForm::Dense && every_entry;
   VectorStore<T> out = make_output<T>(u.n, dense_out ? VectorForm::Dense : VectorForm::Bitmap);
   const PosInput<T> uin{u.form == VectorForm::Bitmap ? u.bitmap : nullptr, u.values};
   Index* count = nullptr;
