@@ -74,8 +74,9 @@ __device__ Folded<T> block_fold(MonoidOp<T> op, Folded<T> mine) {
 }
 
 // Each block folds its stride of positions into partial[blockIdx.x]; the last block to finish
-// (counted in *arrived, zero on entry and left zero) folds the partials in block order, so the
-// sum does not depend on timing. A grid of one block needs neither.
+// (counted in *arrived, zero on entry and left zero) folds the partials. Every fold's order is
+// fixed by thread and block index, never by which block finished first, so a float sum is the
+// same on every run. A grid of one block needs neither.
 template <class T>
 __global__ void __launch_bounds__(kBlock) reduce_kernel(Entries<T> u, Index items, MonoidOp<T> op, Folded<T>* partial,
                                                         unsigned* arrived, ReduceTarget<T> out) {
@@ -98,8 +99,6 @@ __global__ void __launch_bounds__(kBlock) reduce_kernel(Entries<T> u, Index item
       const volatile Folded<T>* p = partial + b;  // written by other blocks: not from this SM's L1
       mine = fold(op, mine, Folded<T>{p->value, p->present});
     }
-    // Threads hold strided runs of blocks; folded by thread index they stay in block order for
-    // every monoid whose operator is commutative (all the built-in ones).
     __syncthreads();
     sum = block_fold(op, mine);
     if (threadIdx.x == 0) *arrived = 0;
