@@ -41,6 +41,14 @@ namespace cg = cooperative_groups;
 // the unexplored edges when u carries no trace.
 enum class MaskBound : int { None, AllowsCount, ExcludesCount };
 
+// Phase B's decision, made by thread 0 of each block and shared with the block.
+struct Decision {
+  ProductKernel kind;
+  Index frontier_edges;  // u's out-edges (recorded in its trace or summed in A2)
+  Index false_size;      // LorLand: u's false entries
+  Index list_size;       // the entries the push walks (u's own list, or the one A2 made)
+};
+
 // Device-side counters of one product (scratch, zeroed in phase A).
 struct Counters {
   ull list_size;   // entries in `list` (true entries for LorLand)
@@ -114,6 +122,11 @@ __global__ void __launch_bounds__(kThreads, 1) product_kernel(ProductArgs<Z, K> 
   __shared__ FewRowsShared fs;
   __shared__ SingleShared ss;
   __shared__ ull s_sum;
+  // Values every thread needs that live in device memory (u's count, its trace, the counters of
+  // phase A2) are loaded by thread 0 of each block and shared: every warp of the grid loading the
+  // same few words (4,224 warps, about eight loads each) cost a narrow product about 5 us (H200).
+  __shared__ Index s_count;
+  __shared__ Decision s_d;
   const PhaseBarrier<kOneBlock> barrier;
   const Graph& g = a.t.g;
   const Index in_words = (a.u_n + 31) / 32;
@@ -142,7 +155,10 @@ __global__ void __launch_bounds__(kThreads, 1) product_kernel(ProductArgs<Z, K> 
   }
   barrier.sync();
 
-  const Index count = a.u_count_dev ? Index(__ldcg(reinterpret_cast<const ull*>(a.u_count_dev))) : a.u_count;
+  if (threadIdx.x == 0)
+    s_count = a.u_count_dev ? Index(__ldcg(reinterpret_cast<const ull*>(a.u_count_dev))) : a.u_count;
+  __syncthreads();
+  const Index count = s_count;
 
   // ---- A2: u as a list and a bitmap, its out-edges ----
   if (!u_sparse || need_edges || kTerms) {
@@ -183,49 +199,55 @@ __global__ void __launch_bounds__(kThreads, 1) product_kernel(ProductArgs<Z, K> 
     barrier.sync();
   }
 
-  // ---- B: the decision, the same in every block ----
-  FrontierInfo info;
-  info.frontier_size = count;
-  info.n = g.n;
-  if (a.u_tally) {  // the history the product that made u recorded
-    info.frontier_edges = Index(__ldcg(reinterpret_cast<const ull*>(&a.u_tally->trace.edges)));
-    info.previous_frontier_size = Index(__ldcg(reinterpret_cast<const ull*>(&a.u_tally->trace.input_size)));
-    info.unexplored_edges = Index(__ldcg(reinterpret_cast<const ull*>(&a.u_tally->trace.unexplored)));
-    info.pulling = __ldcg(&a.u_tally->trace.pulled) != 0;
-    // u's own pull sets the penalty (see pull_penalty_after); else the one u was made with.
-    info.pull_penalty =
-        info.pulling
-            ? pull_penalty_after(a.policy, Index(__ldcg(reinterpret_cast<const ull*>(&a.u_tally->trace.examined))),
-                                 info.unexplored_edges)
-            : __ldcg(&a.u_tally->trace.pull_penalty);
-  } else {  // estimate: the edges into the outputs the mask allows, pro rata
-    info.frontier_edges = need_edges ? Index(__ldcg(&a.counters->edges)) : 0;
-    Index allowed = g.n;
-    if (a.mask_bound != MaskBound::None) {
-      const Index c = a.mask_count_dev ? Index(__ldcg(reinterpret_cast<const ull*>(a.mask_count_dev))) : a.mask_count;
-      allowed = a.mask_bound == MaskBound::AllowsCount ? c : g.n - c;
+  // ---- B: the decision, the same in every block (thread 0 of each makes it) ----
+  if (threadIdx.x == 0) {
+    FrontierInfo info;
+    info.frontier_size = count;
+    info.n = g.n;
+    if (a.u_tally) {  // the history the product that made u recorded
+      info.frontier_edges = Index(__ldcg(reinterpret_cast<const ull*>(&a.u_tally->trace.edges)));
+      info.previous_frontier_size = Index(__ldcg(reinterpret_cast<const ull*>(&a.u_tally->trace.input_size)));
+      info.unexplored_edges = Index(__ldcg(reinterpret_cast<const ull*>(&a.u_tally->trace.unexplored)));
+      info.pulling = __ldcg(&a.u_tally->trace.pulled) != 0;
+      // u's own pull sets the penalty (see pull_penalty_after); else the one u was made with.
+      info.pull_penalty =
+          info.pulling
+              ? pull_penalty_after(a.policy, Index(__ldcg(reinterpret_cast<const ull*>(&a.u_tally->trace.examined))),
+                                   info.unexplored_edges)
+              : __ldcg(&a.u_tally->trace.pull_penalty);
+    } else {  // estimate: the edges into the outputs the mask allows, pro rata
+      info.frontier_edges = need_edges ? Index(__ldcg(&a.counters->edges)) : 0;
+      Index allowed = g.n;
+      if (a.mask_bound != MaskBound::None) {
+        const Index c = a.mask_count_dev ? Index(__ldcg(reinterpret_cast<const ull*>(a.mask_count_dev))) : a.mask_count;
+        allowed = a.mask_bound == MaskBound::AllowsCount ? c : g.n - c;
+      }
+      info.unexplored_edges = g.n > 0 ? Index(double(g.nnz) * double(max(allowed, Index(0))) / double(g.n)) : 0;
     }
-    info.unexplored_edges = g.n > 0 ? Index(double(g.nnz) * double(max(allowed, Index(0))) / double(g.n)) : 0;
-  }
-  const Index false_size = kTerms ? Index(__ldcg(&a.counters->false_size)) : 0;
-  ProductKernel kind = a.can_push ? choose_product_kernel(a.policy, info, a.can_pull) : ProductKernel::Pull;
-  if (kind == ProductKernel::SingleBlock && (count > Index(a.t.caps.single_block_queue) || false_size > 0))
-    kind = ProductKernel::QueueBlock;  // one level in one block needs its queue; LorLand's second pass, a grid
-  const bool pull = kind == ProductKernel::Pull;
-  if (blockIdx.x == 0 && threadIdx.x == 0) {
-    a.out->trace.input_size = count;
-    a.out->trace.unexplored = max(Index(0), info.unexplored_edges - info.frontier_edges);
-    a.out->trace.kernel = int(kind);
-    a.out->trace.pulled = pull ? 1 : 0;
-    a.out->trace.pull_penalty = info.pull_penalty;
-    if (!pull) a.out->trace.examined = info.frontier_edges;
-  }
-  const LevelCounters k{reinterpret_cast<ull*>(&a.out->nvals), reinterpret_cast<ull*>(&a.out->trace.edges),
-                        reinterpret_cast<ull*>(&a.out->trace.examined)};
-  if (threadIdx.x == 0)
+    const Index false_size = kTerms ? Index(__ldcg(&a.counters->false_size)) : 0;
+    ProductKernel kind = a.can_push ? choose_product_kernel(a.policy, info, a.can_pull) : ProductKernel::Pull;
+    if (kind == ProductKernel::SingleBlock && (count > Index(a.t.caps.single_block_queue) || false_size > 0))
+      kind = ProductKernel::QueueBlock;  // one level in one block needs its queue; LorLand's second pass, a grid
+    const bool pull = kind == ProductKernel::Pull;
+    if (blockIdx.x == 0) {
+      a.out->trace.input_size = count;
+      a.out->trace.unexplored = max(Index(0), info.unexplored_edges - info.frontier_edges);
+      a.out->trace.kernel = int(kind);
+      a.out->trace.pulled = pull ? 1 : 0;
+      a.out->trace.pull_penalty = info.pull_penalty;
+      if (!pull) a.out->trace.examined = info.frontier_edges;
+    }
+    const bool own_list = !u_sparse || kTerms;
+    s_d = Decision{kind, info.frontier_edges, false_size, own_list ? Index(__ldcg(&a.counters->list_size)) : count};
     wide_level() = wide_level_for(!pull, ull(info.frontier_edges), ull(max(info.unexplored_edges, Index(0))),
                                   ull(g.nnz), a.blind_claims_ok);
-  __syncthreads();  // the flags, for every thread of the block
+  }
+  __syncthreads();  // the decision and the flags, for every thread of the block
+  const Decision dec = s_d;
+  const ProductKernel kind = dec.kind;
+  const bool pull = kind == ProductKernel::Pull;
+  const LevelCounters k{reinterpret_cast<ull*>(&a.out->nvals), reinterpret_cast<ull*>(&a.out->trace.edges),
+                        reinterpret_cast<ull*>(&a.out->trace.examined)};
 
   // ---- C: the body ----
   if (pull) {
@@ -250,23 +272,21 @@ __global__ void __launch_bounds__(kThreads, 1) product_kernel(ProductArgs<Z, K> 
     if (__ldcg(d.packed) != 0) pull_deferred_rows(t, 0, a.fin, k, d, &s_sum);
     return;
   }
-  const bool own_list = !u_sparse || kTerms;
-  const Vid* in = own_list ? a.list : a.u_idx;
-  const Index size = own_list ? Index(__ldcg(&a.counters->list_size)) : count;
+  const Vid* in = !u_sparse || kTerms ? a.list : a.u_idx;
   // LorLand: the true entries first, then the false ones (a barrier between the passes).
   for (int pass = 0; pass < (kTerms ? 2 : 1); ++pass) {
     Tgt t = a.t;
     t.term = pass == 0;
     const Vid* pin = pass == 0 ? in : a.list_false;
-    const Index psize = pass == 0 ? size : false_size;
+    const Index psize = pass == 0 ? dec.list_size : dec.false_size;
     if (pass == 1) barrier.sync();
     if (psize == 0) continue;
-    if (kind == ProductKernel::SingleBlock && !few_long_rows(psize, info.frontier_edges)) {
+    if (kind == ProductKernel::SingleBlock && !few_long_rows(psize, dec.frontier_edges)) {
       if (blockIdx.x == 0) {
         const LevelRule rule{a.policy, a.t.caps, g.n, a.can_pull};
         Control c{};
         c.frontier_size = ull(psize);
-        c.frontier_edges = ull(info.frontier_edges);
+        c.frontier_edges = ull(dec.frontier_edges);
         c.level = 1;
         // the body spills into the output's count (the tail) and then writes its queue after them
         single_block_levels<true>(t, rule, c, pin, k.tail, nullptr, 1, smem, ss);
@@ -276,7 +296,7 @@ __global__ void __launch_bounds__(kThreads, 1) product_kernel(ProductArgs<Z, K> 
         }
       }
     } else {
-      grid_push_level<true>(t, 0, pin, psize, info.frontier_edges, kind, k, smem, ps, fs);
+      grid_push_level<true>(t, 0, pin, psize, dec.frontier_edges, kind, k, smem, ps, fs);
     }
   }
 }
