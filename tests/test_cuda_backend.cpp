@@ -14,6 +14,7 @@
 #include <set>
 #include <span>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -749,6 +750,36 @@ TEST(CudaBackend, CopiesKeepTheTrace) {
       expect_same(Vector<double>(cuda::clone_store(in_place)), src, "in-place copy entries");
     }
   }
+}
+// Copies of 4 MiB or more between pageable host memory and the GPU go through the thread's pinned
+// ring in 4 MiB chunks (lib/core/host_pages.hpp): sizes around the threshold and the chunk, odd
+// lengths, copies back to back (a chunk still moving from a slot the next copy fills), a second
+// thread with its own ring, and a large vector read back whole with its missing entries.
+TEST(CudaBackend, LargeCopiesArriveWhole) {
+  REQUIRE_CUDA();
+  using gbcuda::detail::Array;
+  constexpr std::size_t kMiB = std::size_t(1) << 20;
+  auto pattern = [](std::size_t n, std::uint32_t seed) {
+    std::vector<std::uint32_t> v(n);
+    for (std::size_t i = 0; i < n; ++i) v[i] = std::uint32_t(i * 2654435761u) ^ seed;
+    return v;
+  };
+  auto round_trip = [&](std::size_t bytes, std::uint32_t seed) {
+    const std::size_t n = bytes / sizeof(std::uint32_t);
+    const std::vector<std::uint32_t> want = pattern(n, seed), other = pattern(n, seed + 1);
+    Array<std::uint32_t> a(want, Backend::Cuda), b(other, Backend::Cuda);  // b fills a slot a's last chunk left
+    EXPECT_EQ(a.to_vector(), want) << bytes << " bytes";
+    EXPECT_EQ(b.clone(Backend::Host).to_vector(), other) << bytes << " bytes, through a host array";
+  };
+  for (std::size_t bytes : {4 * kMiB - 4, 4 * kMiB, 4 * kMiB + 4, 8 * kMiB, 13 * kMiB + 12}) round_trip(bytes, 7);
+  std::thread other([&] { round_trip(9 * kMiB + 4, 11); });
+  other.join();
+
+  Rng rng(211);
+  const Index n = Index(3) << 20;  // 12 MiB of floats
+  const Vector<float> h = random_vector<float>(rng, n, 0.4, VectorForm::Bitmap);
+  const Vector<float> d = h.to(Backend::Cuda);
+  EXPECT_EQ(d.to_dense_vector(-1.5f), h.to_dense_vector(-1.5f));
 }
 #endif  // GBCUDA_HAVE_CUDA
 

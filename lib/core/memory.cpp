@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/cuda_host.hpp"
+#include "core/host_pages.hpp"
 #include "core/loop_memory.hpp"
 #include "gbcuda/config.hpp"
 #include "gbcuda/context.hpp"
@@ -358,8 +359,11 @@ void* allocate_bytes(std::size_t bytes, Backend where) {
     throw Error(Status::OutOfMemory, std::string(where == Backend::Host ? "host" : "GPU") +
                                          " out of memory: could not allocate " + mib(bytes) + " (injected failure)");
   if (where == Backend::Host) {
-    void* p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+    // Large arrays on huge-page boundaries, asked to be backed by huge pages (host_pages.hpp).
+    const std::size_t align = bytes >= kStagedCopyMinBytes ? std::size_t(2) << 20 : 64;
+    void* p = std::aligned_alloc(align, (bytes + align - 1) / align * align);
     if (!p) throw Error(Status::OutOfMemory, "host out of memory: could not allocate " + mib(bytes));
+    advise_huge_pages(p, bytes);
     return p;
   }
 #if GBCUDA_HAVE_CUDA
@@ -484,6 +488,10 @@ void copy_bytes(void* dst, Backend dst_where, const void* src, Backend src_where
                                               " bytes of host memory to the GPU (at most " +
                                               std::to_string(kLoopStoreMaxBytes) + " can be captured)");
     cuda::launch_loop_store(dst, src, bytes);
+    return;
+  }
+  if (staged_copy(dst, dst_where, src, src_where, bytes)) {  // a large copy to or from pageable memory
+    if (dst_where == Backend::Host) g_reads.fetch_add(1, std::memory_order_relaxed);
     return;
   }
   check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream()), "cudaMemcpyAsync");

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/duplicates.hpp"
+#include "core/host_pages.hpp"
 #include "gbcuda/detail/host_ops.hpp"
 #if GBCUDA_HAVE_CUDA
 #include "gbcuda/detail/cuda_ops.hpp"
@@ -347,7 +348,7 @@ std::vector<T> Vector<T>::to_dense_vector(T missing) const try {
     if (s_.where == Backend::Cuda) {
       // Densified on the device, then one copy of the values: much cheaper than copying the
       // bitmap too and walking it on the host.
-      std::vector<T> out(static_cast<std::size_t>(s_.n));
+      std::vector<T> out = detail::fresh_host_vector<T>(static_cast<std::size_t>(s_.n));
       detail::cuda::to_dense_host(read(), missing, out.data());
       return out;
     }
