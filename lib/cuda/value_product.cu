@@ -7,7 +7,7 @@
 //   row length; a monoid with a terminal value stops a row early). Rows of 32 tile lengths or
 //   more are not left to one tile (a Kronecker hub of 10^5 entries would keep one warp busy
 //   long after the rest finished): the tile lists them, and a second pass deals their entries
-//   out to the blocks in equal contiguous shares (at least kChunk each), each block's part of
+//   out to one wave of blocks in equal contiguous shares (at least kChunk each), each block's part of
 //   a row combined into it with one atomic.
 // push (u Sparse): the edges of u's entries are numbered by a scan of their lengths and spread
 //   evenly over the threads (a thread finds its entry by binary search); each term is combined
@@ -406,6 +406,21 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
+// One wave of the long-row kernel: its blocks resident at once (queried on the first device it runs on).
+// Equal shares over more blocks than fit leave a second, partial wave that most SMs sit out
+// (1,024 blocks at six an SM on an H200's 132: 1.3 waves, the SMs active 79% of the kernel).
+template <bool kDirect, class Z>
+Index long_rows_blocks() {
+  static const Index blocks = [] {
+    int device = 0, sms = 0, per_sm = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, long_rows_kernel<kDirect, Z>, kBlock, 0));
+    return Index(std::max(1, per_sm * sms));
+  }();
+  return blocks;
+}
+
 template <int G, bool kDirect, class Z>
 void launch_pull_rows(VectorStore<Z>& out, const MaskView& m, const DeviceSemiring<Z>& s, const TypedCsr& a,
                       const TypedVec& u, const LongRows& lr, bool split_long, Index* count, Gate gate) {
@@ -618,7 +633,7 @@ void pull_into(VectorStore<Z>& out, Index* count, const MaskView& m, const Devic
         return cub::DeviceScan::ExclusiveSum(temp, bytes, lengths, lr.first_entry, lr.capacity + 1, stream());
       });
       const Index max_shares = (rows.nnz + kChunk - 1) / kChunk;
-      const auto blocks = static_cast<unsigned>(std::clamp<Index>(max_shares, 1, kDeviceCountBlocks));
+      const auto blocks = static_cast<unsigned>(std::clamp<Index>(max_shares, 1, long_rows_blocks<kDirect, Z>()));
       long_rows_kernel<kDirect>
           <<<blocks, kBlock, 0, stream()>>>(out.bitmap.data(), out.values.data(), s, rows, u, lr, count);
       CUDA_CHECK_LAUNCH();
