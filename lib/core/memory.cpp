@@ -359,11 +359,9 @@ void* allocate_bytes(std::size_t bytes, Backend where) {
     throw Error(Status::OutOfMemory, std::string(where == Backend::Host ? "host" : "GPU") +
                                          " out of memory: could not allocate " + mib(bytes) + " (injected failure)");
   if (where == Backend::Host) {
-    // Large arrays on huge-page boundaries, asked to be backed by huge pages (host_pages.hpp).
-    const std::size_t align = bytes >= kStagedCopyMinBytes ? std::size_t(2) << 20 : 64;
-    void* p = std::aligned_alloc(align, (bytes + align - 1) / align * align);
+    void* p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
     if (!p) throw Error(Status::OutOfMemory, "host out of memory: could not allocate " + mib(bytes));
-    advise_huge_pages(p, bytes);
+    advise_huge_pages(p, bytes);  // a large array's whole huge pages (host_pages.hpp)
     return p;
   }
 #if GBCUDA_HAVE_CUDA
