@@ -22,7 +22,7 @@ std::vector<std::pair<std::string, Matrix<bool>>> graphs() {
   g.emplace_back("random 1000 directed", gbtest::random_graph({1000, 6.0, true, true, true, 0.05, 3}));
   g.emplace_back("random 777 undirected", gbtest::random_graph({777, 3.0, false, false, false, 0.1, 4}));
   g.emplace_back("path 300", gbtest::path_graph(300, true));
-  g.emplace_back("star 3000", gbtest::star_graph(3000));  // the hub's in-row: longer than kLongInRow
+  g.emplace_back("star 3000", gbtest::star_graph(3000));  // the hub's in-row: pulled by a warp
   g.emplace_back("kron:10:8", gbcuda::generate_graph("kron:10:8", Backend::Host));
   g.emplace_back("grid:40:30", gbcuda::generate_graph("grid:40:30", Backend::Host));
   return g;
@@ -84,12 +84,28 @@ TEST(MultiSourceBfs, EverySearchAsAloneCuda) {
   check_every_graph(gbcuda::Device::Cuda);
 }
 
+// Every in-row pulled by a warp (1), the long ones only (the default), none (a bound past every row).
+TEST(MultiSourceBfs, WarpPulledRowsCuda) {
+  if (!gbcuda::cuda_available()) GTEST_SKIP() << "no CUDA device";
+  for (const auto& [name, A] : graphs())
+    for (Index long_in_row : {Index(1), Index(0), Index(1) << 40}) {
+      gbcuda::MultiSourceBfsOptions o;
+      o.device = gbcuda::Device::Cuda;
+      o.alpha = 1e-9;  // pull every level
+      o.long_in_row = long_in_row;
+      expect_each_search_as_alone(A, sources_of(A, 64), o, name + ", long_in_row " + std::to_string(long_in_row));
+    }
+}
+
 TEST(MultiSourceBfs, BadArgumentsAndNoSources) {
   const auto A = gbtest::random_graph({100, 4.0, true, false, false, 0.0, 1});
   gbcuda::MultiSourceBfsOptions o;
   o.device = gbcuda::Device::Host;
   EXPECT_THROW(gbcuda::bfs_multi_source(A, {0, 100}, o), gbcuda::Error);
   EXPECT_THROW(gbcuda::bfs_multi_source(A, {-1}, o), gbcuda::Error);
+  o.long_in_row = -1;
+  EXPECT_THROW(gbcuda::bfs_multi_source(A, {0}, o), gbcuda::Error);
+  o.long_in_row = 0;
   const auto r = gbcuda::bfs_multi_source(A, {}, o);
   EXPECT_TRUE(r.level_sizes.empty());
   EXPECT_EQ(r.passes, 0);

@@ -22,6 +22,9 @@ struct MultiSourceBfsOptions {
   // under the graph's stored entries / alpha, else pulls (every vertex not yet seen by all the
   // searches ORs its in-neighbours' words, stopping once all are seen). 0: 15.
   double alpha = 0.0;
+  // GPU pulls: an in-row longer than this is pulled by a warp (its lanes over the row), the
+  // others by a thread each. 0: 32. The host backend ignores it.
+  Index long_in_row = 0;
 };
 
 struct MultiSourceBfsResult {

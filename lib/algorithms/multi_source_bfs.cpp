@@ -4,6 +4,7 @@
 #include <atomic>
 #include <bit>
 #include <chrono>
+#include <string>
 #include <utility>
 
 #include "gbcuda/bfs.hpp"
@@ -22,6 +23,10 @@ namespace {
 using u64 = std::uint64_t;
 using detail::Array;
 using detail::MultiSourceLevel;
+
+// MultiSourceBfsOptions::long_in_row's default: a thread-a-row pull makes its warp wait for the
+// longest of its 32 rows, a warp-a-row pull pays two warp reductions each 32 entries.
+constexpr Offset kDefaultLongInRow = 32;
 
 // The host's level: the GPU's (lib/cuda/multi_source.cu) in OpenMP loops.
 void host_level(const detail::CsrView<bool>& out, const detail::CsrView<bool>& in, const MultiSourceLevel& s, bool push,
@@ -90,6 +95,8 @@ template <class T>
 MultiSourceBfsResult bfs_multi_source(const Matrix<T>& A, const std::vector<Index>& sources,
                                       const MultiSourceBfsOptions& o) {
   for (Index s : sources) detail::check_bfs_arguments(A, s);
+  if (o.long_in_row < 0)
+    throw Error(Status::InvalidValue, "long_in_row " + std::to_string(o.long_in_row) + " is negative (0: the default)");
   if (sources.empty()) detail::check_bfs_arguments(A, 0);
   MultiSourceBfsResult r;
   r.sources = sources;
@@ -103,6 +110,7 @@ MultiSourceBfsResult bfs_multi_source(const Matrix<T>& A, const std::vector<Inde
   if (o.keep_levels) r.level.assign(k_all * std::size_t(n), -1);
   if (k_all == 0) return r;
   const double alpha = o.alpha > 0 ? o.alpha : 15.0;
+  const Offset long_in_row = o.long_in_row > 0 ? Offset(o.long_in_row) : kDefaultLongInRow;
 
   // The graph's rows (push) and the rows a pull searches (A' unless A is symmetric) on the backend.
   const detail::CsrView<bool> out = detail::value_free(detail::view(A.csr(b)));
@@ -117,7 +125,7 @@ MultiSourceBfsResult bfs_multi_source(const Matrix<T>& A, const std::vector<Inde
     std::vector<Vid> rows;
     const std::vector<Index>& in_degree = A.in_degrees();
     for (Index v = 0; v < n; ++v)
-      if (in_degree[std::size_t(v)] > detail::kLongInRow) rows.push_back(Vid(v));
+      if (in_degree[std::size_t(v)] > long_in_row) rows.push_back(Vid(v));
     long_rows = Array<Vid>(rows, b);
   }
   const std::size_t pass_k = std::min<std::size_t>(k_all, kSourcesPerPass);
@@ -134,6 +142,7 @@ MultiSourceBfsResult bfs_multi_source(const Matrix<T>& A, const std::vector<Inde
     s.level = o.keep_levels ? level.data() : nullptr;
     s.frontier = frontier.data();
     s.seen = seen.data();
+    s.long_in_row = long_in_row;
     s.long_rows = long_rows.data();
     s.long_count = Index(long_rows.size());
     // The pass's first frontier: bit i at its source (several bits where sources repeat).

@@ -76,8 +76,8 @@ __global__ void level_kernel(MultiSourceLevel s, CsrView<bool> in, const Offset*
       const u64 vis = s.seen[v];
       if (pushed) {
         nxt = s.next[v] & ~vis;
-      } else if (in.row_ptr[v + 1] - in.row_ptr[v] > kLongInRow) {
-        nxt = 0;  // long_rows_kernel's (it writes next and seen)
+      } else if (in.row_ptr[v + 1] - in.row_ptr[v] > s.long_in_row) {
+        nxt = s.next[v];  // long_rows_kernel's (it wrote next and seen; settled here)
         v_is_long = true;
       } else if (vis != s.full) {
         u64 acc = 0;
@@ -87,20 +87,23 @@ __global__ void level_kernel(MultiSourceLevel s, CsrView<bool> in, const Offset*
         }
         nxt = acc & ~vis;
       }
-      if (!v_is_long) s.next[v] = nxt;
-      if (nxt) s.seen[v] = vis | nxt;
+      if (!v_is_long) {
+        s.next[v] = nxt;
+        if (nxt) s.seen[v] = vis | nxt;
+      }
     }
     settle(s, deg_ptr, v, nxt, c);
   }
   flush(c, counts);
 }
 
-// The pull of the in-rows longer than kLongInRow (s.long_rows): a warp a row, the lanes over its
+// The pull of the in-rows longer than s.long_in_row (s.long_rows): a warp a row, the lanes over its
 // in-edges, stopping once every search has seen the vertex. One thread a row would make a level
 // as long as its longest row (a Kronecker hub's in-row of 10^5 entries: 64 sources ran at half
-// the speed of 64 single searches).
-__global__ void long_rows_kernel(MultiSourceLevel s, CsrView<bool> in, const Offset* deg_ptr, ull* counts) {
-  Counters c;
+// the speed of 64 single searches). It writes next and seen; level_kernel, launched after it,
+// settles these vertices with the others, so that their level writes stay coalesced (64 searches'
+// levels of one vertex lie n apart).
+__global__ void long_rows_kernel(MultiSourceLevel s, CsrView<bool> in) {
   const unsigned lane = threadIdx.x & 31;
   for (Index i = global_thread() / 32; i < s.long_count; i += grid_threads() / 32) {  // warp-uniform
     const Vid v = s.long_rows[i];
@@ -113,24 +116,11 @@ __global__ void long_rows_kernel(MultiSourceLevel s, CsrView<bool> in, const Off
       }
     }
     const u64 nxt = warp_or(acc) & ~vis;
-    for (int h = 0; h < 2; ++h) {
-      const int b = int(lane) + 32 * h;
-      if (!((nxt >> b) & 1u)) continue;
-      ++c.per_search[h];
-      if (s.level) s.level[Index(b) * s.n + v] = s.lvl;
-    }
     if (lane == 0) {
       s.next[v] = nxt;
-      if (nxt) {
-        s.seen[v] = vis | nxt;
-        const ull deg = ull(deg_ptr[v + 1] - deg_ptr[v]);
-        ++c.active;
-        c.active_edges += deg;
-        c.edges += deg * ull(__popcll(nxt));
-      }
+      if (nxt) s.seen[v] = vis | nxt;
     }
   }
-  flush(c, counts);
 }
 
 __global__ void push_kernel(MultiSourceLevel s, CsrView<bool> out) {
@@ -180,7 +170,7 @@ void multi_source_level(const CsrView<bool>& out, const CsrView<bool>& in, const
     push_kernel<<<blocks, kBlock, 0, stream()>>>(s, out);
     CUDA_CHECK_LAUNCH();
   } else if (s.long_count > 0) {
-    long_rows_kernel<<<grid_for(s.long_count, 32), kBlock, 0, stream()>>>(s, in, out.row_ptr, d_counts);
+    long_rows_kernel<<<grid_for(s.long_count, 32), kBlock, 0, stream()>>>(s, in);
     CUDA_CHECK_LAUNCH();
   }
   level_kernel<<<blocks, kBlock, 0, stream()>>>(s, in, out.row_ptr, push, d_counts);

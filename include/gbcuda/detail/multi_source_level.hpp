@@ -17,11 +17,11 @@ struct MultiSourceLevel {
   std::uint64_t* seen = nullptr;            // the searches that have reached v; updated
   std::int32_t* level = nullptr;            // level[s * n + v] (null: not kept)
   int lvl = 0;
-  // GPU pulls: the vertices whose in-rows are longer than kLongInRow, pulled a warp a row.
+  // GPU pulls: the vertices whose in-rows are longer than long_in_row, pulled a warp a row.
+  Offset long_in_row = 0;
   const Vid* long_rows = nullptr;
   Index long_count = 0;
 };
-inline constexpr Offset kLongInRow = 256;
 
 // What a level counts: [s] the vertices search s reached at this level (s < 64); then the
 // vertices some search reached (the next frontier), their out-edges, and the out-edges of every
