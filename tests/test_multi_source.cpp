@@ -17,8 +17,23 @@ using gbcuda::Backend;
 using gbcuda::Index;
 using gbcuda::Matrix;
 
+// Components of different depths, so that some searches end while others run: a star of 400
+// (its hub's in-row long), undirected paths of 5 and of 600 vertices.
+Matrix<bool> uneven_components() {
+  std::vector<Index> rows, cols;
+  auto edge = [&](Index a, Index b) {
+    rows.push_back(a), cols.push_back(b);
+    rows.push_back(b), cols.push_back(a);
+  };
+  for (Index v = 1; v < 400; ++v) edge(0, v);
+  for (Index v = 400; v + 1 < 405; ++v) edge(v, v + 1);
+  for (Index v = 405; v + 1 < 1005; ++v) edge(v, v + 1);
+  return Matrix<bool>::from_coo(1005, 1005, rows, cols);
+}
+
 std::vector<std::pair<std::string, Matrix<bool>>> graphs() {
   std::vector<std::pair<std::string, Matrix<bool>>> g;
+  g.emplace_back("uneven components", uneven_components());
   g.emplace_back("random 1000 directed", gbtest::random_graph({1000, 6.0, true, true, true, 0.05, 3}));
   g.emplace_back("random 777 undirected", gbtest::random_graph({777, 3.0, false, false, false, 0.1, 4}));
   g.emplace_back("path 300", gbtest::path_graph(300, true));
