@@ -54,6 +54,7 @@ const Family kFamilies[] = {
     {"product", diff::run_product, 22},
     {"reduce-rows", diff::run_reduce_rows, 5},
     {"assign", diff::run_assign, 16},
+    {"extract", diff::run_extract, 4},
     {"apply", diff::run_apply, 10},
     {"select", diff::run_select, 7},
     {"ewise", diff::run_ewise, 14},
@@ -64,6 +65,7 @@ const Family kFamilies[] = {
     {"matrix-scalar", diff::run_matrix_scalar, 4},
     {"matrix-ewise", diff::run_matrix_ewise, 3},
     {"matrix-index", diff::run_matrix_index, 3},
+    {"matrix-line", diff::run_matrix_line, 3},
 };
 
 const Family& draw_family(Case& c) {

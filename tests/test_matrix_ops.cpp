@@ -448,6 +448,80 @@ TEST_P(MatrixOps, MergesOfSkewedMatricesMatchGraphBLASInTheirBackend) {
   EXPECT_EQ(gbcuda::host_fallbacks(), before) << "a built-in operator's merge ran on host copies";
 }
 
+// C<mask>(i, J) = accum(C(i, J), u') and C<mask>(I, j) = accum(C(I, j), u) against GrB_Row_assign
+// and GrB_Col_assign: a vector mask over the line alone (the other rows or columns untouched, with
+// replace too), every combination of replace, structural and complement, lists out of order, an
+// empty line and a full one, without an accumulator and with PLUS.
+TEST_P(MatrixOps, RowAndColumnAssignMatchGraphBLAS) {
+  Rng rng(97);
+  const Index n = 45, m = 38, nj = 17, ni = 20;
+  Coo<double> cc = random_matrix<double>(rng, n, m, 6.0);
+  for (Index j = 0; j < m; ++j) {  // row 4 full
+    cc.rows.push_back(4);
+    cc.cols.push_back(j);
+    cc.vals.push_back(0.5 + double(j));
+  }
+  const Matrix<double> C0 = gb_matrix(cc);
+  const GMat gC0 = grb_matrix(cc);
+  std::vector<Index> J, I;
+  for (Index s = 0; s < nj; ++s) J.push_back((s * 11 + 2) % m);  // distinct: 11 and 38 are coprime
+  for (Index r = 0; r < ni; ++r) I.push_back((r * 7 + 5) % n);   // distinct: 7 and 45 are coprime
+  const std::vector<GrB_Index> gJ(J.begin(), J.end()), gI(I.begin(), I.end());
+  const Tuples<double> ur = random_tuples<double>(rng, nj, 0.6), uc = random_tuples<double>(rng, ni, 0.6);
+  const Tuples<double> mr = random_mask(rng, m, 0.5), mc = random_mask(rng, n, 0.5);
+  const GVec gur = grb_vector(ur), guc = grb_vector(uc), gmr = grb_vector(mr), gmc = grb_vector(mc);
+  const gbcuda::Vector<double> u_row = gb_vector(ur, b()), u_col = gb_vector(uc, b());
+  const gbcuda::Vector<double> mask_row = gb_vector(mr, b()), mask_col = gb_vector(mc, b());
+  for (int flags = 0; flags < 16; ++flags) {
+    gbcuda::Descriptor d;
+    d.replace = flags & 1;
+    d.mask_structural = flags & 2;
+    d.mask_complement = flags & 4;
+    const bool masked = flags & 8;
+    const GrB_Descriptor gd = grb_desc(d.replace, d.mask_structural, d.mask_complement, false, false);
+    for (const bool plus : {false, true}) {
+      for (const Index line : {Index(0), Index(4), Index(13), Index(37)}) {
+        SCOPED_TRACE(testing::Message() << (plus ? "plus" : "no accum") << (masked ? ", masked" : ", no mask")
+                                        << (d.replace ? ", replace" : "") << (d.mask_structural ? ", structural" : "")
+                                        << (d.mask_complement ? ", complement" : "") << ", line " << line);
+        const GrB_BinaryOp gacc = plus ? GrB_PLUS_FP64 : GrB_BinaryOp(GrB_NULL);
+        for (const bool row : {true, false}) {
+          Matrix<double> C = C0;
+          auto run = [&](const auto& acc) {
+            if (row) {
+              if (masked) gbcuda::assign_row(C, mask_row, acc, u_row, line, J, d, b());
+              else gbcuda::assign_row(C, gbcuda::no_mask, acc, u_row, line, J, d, b());
+            } else {
+              if (masked) gbcuda::assign_col(C, mask_col, acc, u_col, I, line, d, b());
+              else gbcuda::assign_col(C, gbcuda::no_mask, acc, u_col, I, line, d, b());
+            }
+          };
+          if (plus) run(gbcuda::Plus<double>{});
+          else run(gbcuda::no_accum);
+          GMat g;
+          OPS_GRB(GrB_Matrix_dup(&g.m, gC0.m));
+          if (row)
+            OPS_GRB(GrB_Row_assign(g.m, masked ? gmr.v : GrB_Vector(GrB_NULL), gacc, gur.v, GrB_Index(line), gJ.data(),
+                                   GrB_Index(nj), gd));
+          else
+            OPS_GRB(GrB_Col_assign(g.m, masked ? gmc.v : GrB_Vector(GrB_NULL), gacc, guc.v, gI.data(), GrB_Index(ni),
+                                   GrB_Index(line), gd));
+          EXPECT_EQ(entries_of(C), entries_of<double>(g.m)) << (row ? "row assign" : "column assign");
+          EXPECT_EQ(C.csr(b()).where(), b());
+        }
+      }
+    }
+  }
+  Matrix<double> C = C0;
+  EXPECT_THROW(gbcuda::assign_row(C, gbcuda::no_mask, gbcuda::no_accum, u_row, n, J, {}, b()), gbcuda::Error);
+  EXPECT_THROW(gbcuda::assign_col(C, gbcuda::no_mask, gbcuda::no_accum, u_col, I, m, {}, b()), gbcuda::Error);
+  std::vector<Index> twice = J;
+  twice[1] = twice[0];
+  EXPECT_THROW(gbcuda::assign_row(C, gbcuda::no_mask, gbcuda::no_accum, u_row, 0, twice, {}, b()), gbcuda::Error);
+  EXPECT_THROW(gbcuda::assign_row(C, gbcuda::no_mask, gbcuda::no_accum, u_col, 0, J, {}, b()), gbcuda::Error);
+  EXPECT_EQ(entries_of(C), entries_of(C0)) << "a refused assign changed C";
+}
+
 // C<M>(I, J) = accum(C(I, J), A or x) against GrB_Matrix_assign and GrB_Matrix_assign_FP64:
 // index lists out of order, every combination of replace, structural, complement and A', without
 // an accumulator and with PLUS.
@@ -963,18 +1037,24 @@ TEST_P(MatrixOps, ResizeMatchesGraphBLAS) {
     EXPECT_EQ(entries_of(A), entries_of<double>(g.m));
   }
   EXPECT_EQ(gbcuda::host_fallbacks(), before) << "the matrix resize ran on host copies";
-  const Tuples<double> t = random_tuples<double>(rng, 50, 0.5);
-  for (Index n : {Index(20), Index(80)}) {
-    gbcuda::Vector<double> u = gb_vector(t, b());
-    gbcuda::resize(u, n);
-    EXPECT_EQ(u.size(), n);
-    EXPECT_EQ(u.backend(), b());
-    GVec g = grb_vector(t);
-    OPS_GRB(GrB_Vector_resize(g.v, GrB_Index(n)));
-    GrB_Index nv = 0;
-    OPS_GRB(GrB_Vector_nvals(&nv, g.v));
-    EXPECT_EQ(u.nvals(), Index(nv));
+  for (double density : {0.02, 0.5, 1.0}) {  // sparse, bitmap and full vectors
+    const Tuples<double> t = random_tuples<double>(rng, 500, density);
+    for (Index n : {Index(0), Index(200), Index(499), Index(500), Index(800)}) {
+      SCOPED_TRACE(testing::Message() << "vector of density " << density << " to " << n);
+      gbcuda::Vector<double> u = gb_vector(t, b());
+      gbcuda::resize(u, n);
+      EXPECT_EQ(u.size(), n);
+      EXPECT_EQ(u.backend(), b());
+      GVec g = grb_vector(t);
+      OPS_GRB(GrB_Vector_resize(g.v, GrB_Index(n)));
+      const Tuples<double> got = tuples_of(u), want = tuples_of<double>(g.v);
+      EXPECT_EQ(got.idx, want.idx);
+      EXPECT_EQ(got.vals, want.vals);
+      EXPECT_EQ(u.nvals(), Index(want.idx.size()));
+    }
   }
+  gbcuda::Vector<double> u(4, b());
+  EXPECT_THROW(gbcuda::resize(u, -1), gbcuda::Error);
   Matrix<double> A = gb_matrix(coo);
   EXPECT_THROW(gbcuda::resize(A, -1, 3, b()), gbcuda::Error);
 }

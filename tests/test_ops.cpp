@@ -791,6 +791,138 @@ TEST_P(OpsTest, AssignIndexedRefusesBadIndices) {
   EXPECT_EQ(w.nvals(), 0) << "a refused assign changed w";
 }
 
+// ---- extract with an index list -----------------------------------------------------------------
+// w<mask> = accum(w, u(I)) against GrB_Vector_extract: I with repeats and in no order, u sparse,
+// bitmap and full, every mask case and accumulator.
+template <class Z>
+void extract_indexed_suite(Backend b) {
+  const auto masks = all_mask_cases();
+  FailureBudget budget;
+  for (int seed = 1; seed <= 2; ++seed) {
+    Rng rng(std::uint64_t(seed) * 733);
+    const Index n = 240;
+    std::uniform_int_distribution<Index> pick(0, n - 1);
+    for (Index ni : {Index(0), Index(17), Index(300)}) {
+      std::vector<Index> idx;
+      for (Index k = 0; k < ni; ++k) idx.push_back(pick(rng));
+      std::vector<GrB_Index> gidx(idx.begin(), idx.end());
+      gidx.reserve(1);
+      for (double ud : {0.02, 0.3, 1.0}) {
+        Tuples<Z> u0 = random_tuples<Z>(rng, n, ud);
+        Tuples<Z> w0 = random_tuples<Z>(rng, ni, 0.4);
+        Tuples<double> mask = random_mask(rng, ni, 0.5);
+        Vector<Z> u = gb_vector(u0, b);
+        GVec gu = grb_vector(u0);
+        for (const MaskCase& mc : masks) {
+          for (int accum : {0, 1, 2}) {
+            auto gb_run = [&](auto& w, const auto& m, const auto& acc, const Descriptor& d) {
+              gbcuda::extract(w, m, acc, u, idx, d);
+            };
+            auto grb_run = [&](GrB_Vector w, GrB_Vector m, GrB_BinaryOp acc, GrB_Descriptor d) {
+              return GrB_Vector_extract(w, m, acc, gu.v, gidx.data(), GrB_Index(ni), d);
+            };
+            auto [got, want] = run_both<Z>(b, w0, mask, mc, accum, Descriptor{}, false, false, gb_run, grb_run);
+            auto r = same_vector(got, want, Check::Exact);
+            EXPECT_TRUE(r) << "extract seed " << seed << " indices " << ni << " u-density " << ud << " " << mc.str()
+                           << " " << accum_name(accum);
+            budget.charge(bool(r));
+            if (budget.spent()) return;
+          }
+        }
+      }
+    }
+  }
+}
+TEST_P(OpsTest, ExtractIndexedDouble) { extract_indexed_suite<double>(b()); }
+TEST_P(OpsTest, ExtractIndexedInt64) { extract_indexed_suite<std::int64_t>(b()); }
+TEST_P(OpsTest, ExtractIndexedBool) { extract_indexed_suite<bool>(b()); }
+
+// Extract from u into w where u is w, with indices of another integer type; bad lists refused
+// with w unchanged.
+TEST_P(OpsTest, ExtractIndexedAliasAndBadIndices) {
+  Vector<double> w = Vector<double>::from_tuples(5, {0, 2, 4}, {1.0, 3.0, 5.0}, b());
+  gbcuda::extract(w, gbcuda::no_mask, gbcuda::no_accum, w, std::vector<int>{4, 3, 2, 1, 0});
+  std::vector<Index> idx;
+  std::vector<double> vals;
+  w.extract_tuples(idx, vals);
+  EXPECT_EQ(idx, (std::vector<Index>{0, 2, 4}));
+  EXPECT_EQ(vals, (std::vector<double>{5.0, 3.0, 1.0}));
+  EXPECT_EQ(w.backend(), b());
+  const std::vector<Index> outside{1, 5, 2}, negative{0, -1, 2}, short_list{1, 2};
+  Vector<double> w3(3, b());
+  for (const auto* list : {&outside, &negative}) {
+    try {
+      gbcuda::extract(w3, gbcuda::no_mask, gbcuda::no_accum, Vector<double>::full(5, 1.0, b()), *list);
+      ADD_FAILURE() << "bad index list accepted";
+    } catch (const gbcuda::Error& e) {
+      EXPECT_EQ(e.status(), gbcuda::Status::InvalidIndex) << e.what();
+    }
+  }
+  try {
+    gbcuda::extract(w, gbcuda::no_mask, gbcuda::no_accum, w, short_list);
+    ADD_FAILURE() << "a list of the wrong length accepted";
+  } catch (const gbcuda::Error& e) {
+    EXPECT_EQ(e.status(), gbcuda::Status::DimensionMismatch) << e.what();
+  }
+  EXPECT_EQ(w3.nvals(), 0) << "a refused extract changed w";
+  w.extract_tuples(idx, vals);
+  EXPECT_EQ(vals, (std::vector<double>{5.0, 3.0, 1.0})) << "a refused extract changed w";
+}
+
+// w<mask> = accum(w, A(I, j)) against GrB_Col_extract, from A and from A' (a row of A): columns
+// with entries and an empty one, I with repeats, every mask case, with and without PLUS.
+TEST_P(OpsTest, ExtractColumnMatchesGraphBLAS) {
+  Rng rng(811);
+  const Index nr = 70, nc = 55;
+  const Coo<double> full = random_matrix<double>(rng, nr, nc, 6.0);
+  Coo<double> coo{nr, nc, {}, {}, {}};
+  for (std::size_t e = 0; e < full.cols.size(); ++e)  // column 7 and row 9 left empty
+    if (full.cols[e] != 7 && full.rows[e] != 9) {
+      coo.rows.push_back(full.rows[e]);
+      coo.cols.push_back(full.cols[e]);
+      coo.vals.push_back(full.vals[e]);
+    }
+  const gbcuda::Matrix<double> A = gb_matrix(coo);
+  const GMat gA = grb_matrix(coo);
+  const auto masks = all_mask_cases();
+  FailureBudget budget;
+  for (bool t : {false, true}) {
+    std::uniform_int_distribution<Index> pick(0, (t ? nc : nr) - 1);
+    std::vector<Index> I;
+    for (int k = 0; k < 40; ++k) I.push_back(pick(rng));
+    I.push_back(I[2]);
+    const std::vector<GrB_Index> gI(I.begin(), I.end());
+    const Index ni = Index(I.size());
+    for (Index j : t ? std::vector<Index>{0, 9, 33, nr - 1} : std::vector<Index>{0, 7, 21, nc - 1}) {
+      Tuples<double> w0 = random_tuples<double>(rng, ni, 0.4);
+      Tuples<double> mask = random_mask(rng, ni, 0.5);
+      for (const MaskCase& mc : masks) {
+        for (int accum : {0, 1}) {
+          Descriptor d;
+          d.transpose_a = t;
+          auto gb_run = [&](auto& w, const auto& m, const auto& acc, const Descriptor& dd) {
+            gbcuda::extract_col(w, m, acc, A, I, j, dd);
+          };
+          auto grb_run = [&](GrB_Vector w, GrB_Vector m, GrB_BinaryOp acc, GrB_Descriptor gd) {
+            return GrB_Col_extract(w, m, acc, gA.m, gI.data(), GrB_Index(ni), GrB_Index(j), gd);
+          };
+          auto [got, want] = run_both<double>(b(), w0, mask, mc, accum, d, t, false, gb_run, grb_run);
+          auto r = same_vector(got, want, Check::Exact);
+          EXPECT_TRUE(r) << "extract_col " << (t ? "of A' " : "") << "j " << j << " " << mc.str() << " "
+                         << accum_name(accum);
+          budget.charge(bool(r));
+          if (budget.spent()) return;
+        }
+      }
+    }
+  }
+  Vector<double> w(3, b());
+  EXPECT_THROW(gbcuda::extract_col(w, gbcuda::no_mask, gbcuda::no_accum, A, std::vector<Index>{0, 1, 2}, nc),
+               gbcuda::Error);
+  EXPECT_THROW(gbcuda::extract_col(w, gbcuda::no_mask, gbcuda::no_accum, A, std::vector<Index>{0, 1, nr}, 0),
+               gbcuda::Error);
+}
+
 // ---- reduce a matrix to a vector ----------------------------------------------------------------
 template <class Z, class Mon>
 void reduce_rows_suite(Backend b, const Mon& mon, GrB_Monoid gmon, const char* name) {

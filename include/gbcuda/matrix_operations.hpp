@@ -23,6 +23,9 @@
 //                                                     (GrB_Matrix_eWiseMult_BinaryOp)
 //   transpose(C, mask, accum, A, desc)                ... A' (GrB_transpose)
 //   extract(C, mask, accum, A, I, J, desc)            ... A(I, J) (GrB_Matrix_extract)
+//   extract_col(w, mask, accum, A, I, j, desc)        w<mask> = accum(w, A(I, j)) (GrB_Col_extract)
+//   assign_row(C, mask, accum, u, i, J, desc)         C<mask>(i, J) = accum(C(i, J), u') (GrB_Row_assign)
+//   assign_col(C, mask, accum, u, I, j, desc)         C<mask>(I, j) = accum(C(I, j), u) (GrB_Col_assign)
 //   assign(C, mask, accum, A or x, I, J, desc)        C<mask>(I, J) = accum(C(I, J), A or x)
 //                                                     (GrB_Matrix_assign, GrB_Matrix_assign_<T>)
 //   kronecker(C, mask, accum, op, A, B[, desc])       ... kron(A, B) (GrB_Matrix_kronecker_BinaryOp)
@@ -751,17 +754,6 @@ void transpose(Matrix<T>& C, const MaskArg& mask, const Accum& accum, const Matr
   detail::throw_out_of_memory_in("transpose");
 }
 
-namespace detail {
-
-inline void check_indices(std::span<const Index> idx, Index n, const char* what) {
-  for (Index i : idx)
-    if (i < 0 || i >= n)
-      throw Error(Status::InvalidIndex,
-                  std::string(what) + " " + std::to_string(i) + " is out of range [0, " + std::to_string(n) + ")");
-}
-
-}  // namespace detail
-
 // C = A(I, J) (GrB_Matrix_extract; desc.transpose_a: from A'): C(r, s) = A(I[r], J[s]) where that
 // entry exists. I and J may repeat and be in any order (a repeated index repeats its row or
 // column); an index outside A is Error(InvalidIndex). In the backend `where` (on the GPU:
@@ -970,6 +962,105 @@ void assign(Matrix<T>& C, const MaskArg& mask, const Accum& accum, const Scalar<
   }
 }
 
+namespace detail {
+
+// 0, 1, ..., n - 1: GrB_ALL as an index list.
+inline std::vector<Index> every_index(Index n) {
+  std::vector<Index> all(static_cast<std::size_t>(n));
+  for (Index k = 0; k < n; ++k) all[std::size_t(k)] = k;
+  return all;
+}
+
+// v as a 1 x v.size() matrix in `where` (its entries, sorted, are the row's columns).
+template <class T>
+Matrix<T> row_matrix(const Vector<T>& v, Backend where) {
+  Vector<T> s = v.to(where);
+  s.to_form(VectorForm::Sparse);
+  VectorStore<T>& st = s.store();
+  if (st.jumbled) sort_indices(st);
+  const Index nv = exact_nvals(st);
+  Csr<T> c;
+  c.nrows = 1;
+  c.ncols = v.size();
+  c.row_ptr = Array<Offset>(std::vector<Offset>{0, Offset(nv)}, where);
+  c.col_idx = Array<Vid>(static_cast<std::size_t>(nv), where);
+  c.values = Array<T>(static_cast<std::size_t>(nv), where);
+  if (nv > 0) {
+    copy_bytes(c.col_idx.data(), where, st.indices.data(), where, sizeof(Vid) * std::size_t(nv));
+    copy_bytes(c.values.data(), where, st.values.data(), where, sizeof(T) * std::size_t(nv));
+  }
+  return Matrix<T>::from_valid_csr(std::move(c));
+}
+
+// Row i of A (column i with transpose_a) as a vector in `where`: e_i' * A over (ANY, SECOND), a
+// push from one entry along A's rows (A * e_i over (ANY, FIRST) for a column).
+template <class T>
+Vector<T> line_of(const Matrix<T>& A, Index i, bool column, Backend where) {
+  const Index n = column ? A.ncols() : A.nrows();
+  if (i < 0 || i >= n)
+    throw Error(Status::InvalidIndex, std::string(column ? "column " : "row ") + std::to_string(i) +
+                                          " is out of range [0, " + std::to_string(n) + ")");
+  Vector<bool> e(n, where);
+  e.set_element(i, true);
+  Vector<T> line(column ? A.nrows() : A.ncols(), where);
+  if (column) mxv(line, no_mask, no_accum, Semiring<AnyMonoid<T>, First<T>>{}, A, e);
+  else vxm(line, no_mask, no_accum, Semiring<AnyMonoid<T>, Second<T>>{}, e, A);
+  return line;
+}
+
+}  // namespace detail
+
+// w<mask> = accum(w, A(I, j)) (GrB_Col_extract; desc.transpose_a: A'(I, j), that is row j of A at
+// the columns I): w(k) = A(I[k], j) where that entry exists. I may repeat and be in any order; an
+// index outside A is Error(InvalidIndex); w.size() must be |I|. In w's backend: the column as a
+// vector (one product from a single entry), then the vector extract.
+template <class T, class MaskArg, class Accum>
+void extract_col(Vector<T>& w, const MaskArg& mask, const Accum& accum, const Matrix<T>& A, std::span<const Index> I,
+                 Index j, const Descriptor& d = {}) try {
+  if (w.size() != Index(I.size()))
+    detail::throw_dimension_mismatch("extract_col (w against I)", Index(I.size()), w.size());
+  detail::check_indices(I, d.transpose_a ? A.ncols() : A.nrows(), "extract_col: row index");
+  const Vector<T> line = detail::line_of(A, j, /*column=*/!d.transpose_a, w.backend());
+  Descriptor rest = d;
+  rest.transpose_a = false;
+  extract(w, mask, accum, line, I, rest);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("extract_col");
+}
+
+// C<mask>(i, J) = accum(C(i, J), u') (GrB_Row_assign): u has one slot per listed column and
+// C(i, J[k]) takes u(k) (accumulated with accum; without one an absent u(k) deletes C(i, J[k])).
+// The mask is a vector over C's columns and applies, with desc.replace, to row i alone: the other
+// rows keep their entries. J lists distinct columns (else Error(InvalidIndex)). Runs as the vector
+// assign on row i, which is then written back into C; costs O(nnz(C) + ncols) in `where`.
+template <class T, class MaskArg, class Accum>
+void assign_row(Matrix<T>& C, const MaskArg& mask, const Accum& accum, const Vector<T>& u, Index i,
+                std::span<const Index> J, const Descriptor& d = {}, Backend where = Backend::Host) try {
+  Vector<T> row = detail::line_of(C, i, /*column=*/false, where);
+  assign(row, mask, accum, u, J, d);
+  const Index at[1] = {i};
+  const std::vector<Index> all = detail::every_index(C.ncols());
+  assign(C, no_mask, no_accum, detail::row_matrix(row, where), std::span<const Index>(at, 1), all, {}, where);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("assign_row");
+}
+
+// C<mask>(I, j) = accum(C(I, j), u) (GrB_Col_assign): as assign_row for column j, the mask a
+// vector over C's rows applying to column j alone.
+template <class T, class MaskArg, class Accum>
+void assign_col(Matrix<T>& C, const MaskArg& mask, const Accum& accum, const Vector<T>& u, std::span<const Index> I,
+                Index j, const Descriptor& d = {}, Backend where = Backend::Host) try {
+  Vector<T> col = detail::line_of(C, j, /*column=*/true, where);
+  assign(col, mask, accum, u, I, d);
+  const Index at[1] = {j};
+  const std::vector<Index> all = detail::every_index(C.nrows());
+  Descriptor transposed;
+  transposed.transpose_a = true;  // the 1 x nrows row, assigned as a column
+  assign(C, no_mask, no_accum, detail::row_matrix(col, where), all, std::span<const Index>(at, 1), transposed, where);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("assign_col");
+}
+
 // C = kron(A, B) (GrB_Matrix_kronecker_BinaryOp): C(i * mb + k, j * nb + l) = op(A(i, j), B(k, l))
 // for every entry pair, B being mb x nb; cast to C's type; desc.transpose_a / transpose_b: of A' or
 // B'. In the backend `where`: on the GPU for a built-in operator over one type (A, B and C of TC),
@@ -1097,10 +1188,22 @@ void resize(Matrix<T>& A, Index nrows, Index ncols, Backend where = Backend::Hos
   detail::throw_out_of_memory_in("resize");
 }
 
-// u with length n (GrB_Vector_resize): the entries at n and past dropped, in u's backend.
+// u with length n (GrB_Vector_resize): the entries at n and past dropped, in u's backend. On the
+// GPU one kernel over the new length (the extract's gather through the identity); on the host a
+// sparse u is filtered by its entries, a bitmap or full one the same way as on the GPU.
 template <class T>
 void resize(Vector<T>& u, Index n) try {
   if (n < 0) throw Error(Status::InvalidValue, "resize: a vector of length " + std::to_string(n));
+  if (u.backend() == Backend::Cuda || u.form() != VectorForm::Sparse) {
+    detail::VectorStore<T> t;
+    if (u.backend() == Backend::Host) detail::host::extract_indexed(t, {}, nullptr, n, detail::view(u.store()));
+#if GBCUDA_HAVE_CUDA
+    else detail::cuda::extract_indexed(t, {}, nullptr, n, detail::view(u.store()));
+#endif
+    u.store() = std::move(t);
+    u.conform();
+    return;
+  }
   std::vector<Index> idx;
   std::vector<T> vals;
   u.extract_tuples(idx, vals);

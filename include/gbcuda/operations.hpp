@@ -5,6 +5,7 @@
 //   assign(w, mask, accum, scalar, desc)           w<mask> = accum(w, scalar) at every index
 //   assign(w, mask, accum, u, desc)                w<mask> = accum(w, u) at every index
 //   assign(w, mask, accum, u or scalar, indices, desc)  w<mask>(indices) = accum(w(indices), u)
+//   extract(w, mask, accum, u, indices, desc)      w<mask> = accum(w, u(indices))
 //   apply(w, mask, accum, unary_op, u, desc)       w<mask> = accum(w, op(u)); unary_op may be a
 //                                                  bound binary op: bind_first(op, s) / bind_second
 //   select(w, mask, accum, pred, u, thunk, desc)   w<mask> = accum(w, u's entries where pred holds)
@@ -119,6 +120,13 @@ void assign(Vector<T>& w, const MaskArg& mask, const Accum& accum, const Vector<
 }
 
 namespace detail {
+// Every listed index below n (Error InvalidIndex otherwise); repeats allowed.
+inline void check_indices(std::span<const Index> idx, Index n, const char* what) {
+  for (Index i : idx)
+    if (i < 0 || i >= n)
+      throw Error(Status::InvalidIndex,
+                  std::string(what) + " " + std::to_string(i) + " is out of range [0, " + std::to_string(n) + ")");
+}
 // An assign's index list: every index below n, none twice (GraphBLAS leaves duplicates
 // undefined; here they are an error, so no result depends on which write wins).
 inline void check_assign_indices(std::span<const Index> idx, Index n) {
@@ -207,6 +215,55 @@ requires(!std::is_convertible_v<const R&, std::span<const Index>>) void assign(V
   assign(w, mask, accum, scalar, std::span<const Index>(idx), d);
 } catch (const std::bad_alloc&) {
   detail::throw_out_of_memory_in("assign");
+}
+
+// w<mask> = accum(w, u(indices)) (GrB_Vector_extract): w has one position per listed index, and
+// w(k) is u(indices[k]) where u has that entry. The indices may repeat and come in any order, each
+// below u.size() (Error InvalidIndex otherwise); w.size() must be the list's length. u may be w.
+// Costs O(|indices|), plus a bitmap of u when u is sparse.
+template <class T, class MaskArg, class Accum>
+void extract(Vector<T>& w, const MaskArg& mask, const Accum& accum, const Vector<T>& u, std::span<const Index> indices,
+             const Descriptor& d = {}) try {
+  const Index count = Index(indices.size());
+  if (w.size() != count) detail::throw_dimension_mismatch("extract (w against the index list)", count, w.size());
+  detail::check_indices(indices, u.size(), "extract: index");
+  const Backend b = w.backend();
+  if constexpr (!(GBCUDA_HAVE_CUDA && detail::cuda_supports_accum<Accum, T>())) {
+    if (b == Backend::Cuda) {
+      detail::on_host_copy(
+          w, [&](Vector<T>& wh) { extract(wh, detail::mask_to_host(mask), accum, u.to(Backend::Host), indices, d); });
+      return;
+    }
+  }
+  std::optional<Vector<T>> u_hold, u_form;
+  const Vector<T>& ub = detail::in_backend(u, b, u_hold);
+  detail::PreparedMask pm = detail::prepare_mask(mask, d, b, count);
+  detail::VectorStore<T> t;
+  if (b == Backend::Host) {
+    const Vector<T>& up = ub.form() == VectorForm::Sparse ? detail::in_form(ub, VectorForm::Bitmap, u_form) : ub;
+    detail::host::extract_indexed(t, pm.view, indices.data(), count, detail::view(up.store()));
+  }
+#if GBCUDA_HAVE_CUDA
+  else if constexpr (detail::cuda_supports_accum<Accum, T>()) {
+    detail::Array<Index> idx(count > 0 ? std::vector<Index>(indices.begin(), indices.end()) : std::vector<Index>{},
+                             Backend::Cuda);
+    detail::cuda::extract_indexed(t, pm.view, idx.data(), count, detail::view(ub.store()));
+  }
+#endif
+  detail::merge_into(w, pm.view, accum, t, d.replace);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("extract");
+}
+// The same with the indices in any integer type (std::vector<int>, GraphBLAS's GrB_Index, ...).
+template <class T, class MaskArg, class Accum, IndexRange R>
+requires(!std::is_convertible_v<const R&, std::span<const Index>>) void extract(Vector<T>& w, const MaskArg& mask,
+                                                                                const Accum& accum, const Vector<T>& u,
+                                                                                const R& indices,
+                                                                                const Descriptor& d = {}) try {
+  const std::vector<Index> idx = detail::to_indices(indices, "extract: index");
+  extract(w, mask, accum, u, std::span<const Index>(idx), d);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("extract");
 }
 
 template <class TW, class MaskArg, class Accum, class Op, class TU>

@@ -349,6 +349,24 @@ __global__ void assign_indexed_kernel(std::uint8_t* __restrict__ tb, T* __restri
   block_count_add(local, nvals);
 }
 
+// ---- extract with an index list ---------------------------------------------------------------
+
+// t(k) = u(idx[k]) where the mask allows k and u has that entry (idx null: u(k), absent past u_n);
+// t's flags all written.
+template <class T>
+__global__ void extract_indexed_kernel(std::uint8_t* __restrict__ tb, T* __restrict__ tv, const Index* __restrict__ idx,
+                                       Index count, PosInput<T> u, Index u_n, MaskView m, Index* nvals) {
+  long long local = 0;
+  for (Index k = global_thread(); k < count; k += grid_threads()) {
+    const Index i = idx ? idx[k] : k;
+    const bool present = m.allows(k) && i < u_n && u.present(i);
+    tb[k] = present ? 1 : 0;
+    if (present) tv[k] = u.values[i];
+    local += present ? 1 : 0;
+  }
+  block_count_add(local, nvals);
+}
+
 // ---- ewise ---------------------------------------------------------------------------------
 
 template <class T>
@@ -674,6 +692,20 @@ void assign_indexed(VectorStore<T>& t, const Index* idx, Index count, const VecV
   CUDA_CHECK_LAUNCH();
 }
 
+template <class T>
+void extract_indexed(VectorStore<T>& t, const MaskView& m, const Index* idx, Index count, const VecView<T>& u) {
+  VectorStore<T> out = make_output<T>(count, VectorForm::Bitmap);
+  Index* nvals = fresh_count(out);
+  if (count > 0) {
+    Scratch scratch;
+    const PosInput<T> uin = positional(u, scratch);
+    extract_indexed_kernel<<<grid_for(count), kBlock, 0, stream()>>>(out.bitmap.data(), out.values.data(), idx, count,
+                                                                     uin, u.n, m, nvals);
+    CUDA_CHECK_LAUNCH();
+  }
+  t = std::move(out);
+}
+
 template <class Op, class TU, class TV>
 void ewise(VectorStore<typename Op::result_type>& t, const MaskView& m, const Op& /*op*/, const VecView<TU>& u,
            const VecView<TV>& v, bool is_union) {
@@ -740,12 +772,13 @@ void mask_bitmap(std::uint8_t* out, const VecView<M>& mask, bool structural) {
   template void ewise<OP, T, T>(VectorStore<T>&, const MaskView&, const OP&, const VecView<T>&, const VecView<T>&, \
                                 bool);
 
-#define GBCUDA_INST_ELEMENTWISE(T)                                                                   \
-  GBCUDA_INST_MERGE(T, NoAccum)                                                                      \
-  GBCUDA_BINOPS(GBCUDA_INST_MERGE, T)                                                                \
-  GBCUDA_BINOPS(GBCUDA_INST_EWISE, T)                                                                \
-  template void apply<T>(VectorStore<T>&, const MaskView&, const ElementOp<T>&, const VecView<T>&);  \
-  template void assign_indexed<T>(VectorStore<T>&, const Index*, Index, const VecView<T>&, BinCode); \
+#define GBCUDA_INST_ELEMENTWISE(T)                                                                            \
+  GBCUDA_INST_MERGE(T, NoAccum)                                                                               \
+  GBCUDA_BINOPS(GBCUDA_INST_MERGE, T)                                                                         \
+  GBCUDA_BINOPS(GBCUDA_INST_EWISE, T)                                                                         \
+  template void apply<T>(VectorStore<T>&, const MaskView&, const ElementOp<T>&, const VecView<T>&);           \
+  template void assign_indexed<T>(VectorStore<T>&, const Index*, Index, const VecView<T>&, BinCode);          \
+  template void extract_indexed<T>(VectorStore<T>&, const MaskView&, const Index*, Index, const VecView<T>&); \
   template void mask_bitmap<T>(std::uint8_t*, const VecView<T>&, bool);
 GBCUDA_FOR_EACH_TYPE(GBCUDA_INST_ELEMENTWISE)
 

@@ -56,6 +56,7 @@ class Case {
 void run_product(Case& c);        // mxv, vxm
 void run_reduce_rows(Case& c);    // reduce a matrix to a vector
 void run_assign(Case& c);         // assign of a scalar or a vector, with or without an index list
+void run_extract(Case& c);        // extract of a subvector (an index list with repeats, or all)
 void run_apply(Case& c);          // apply of a unary operator or a bound binary one
 void run_select(Case& c);         // select on a vector
 void run_ewise(Case& c);          // ewise_add, ewise_mult
@@ -66,6 +67,7 @@ void run_matrix_unary(Case& c);   // matrix select and apply
 void run_matrix_scalar(Case& c);  // reduce a matrix to a scalar, extract_tuples of a matrix
 void run_matrix_ewise(Case& c);   // ewise_add / ewise_mult / kronecker of matrices
 void run_matrix_index(Case& c);   // transpose, extract and assign of matrices
+void run_matrix_line(Case& c);    // extract_col, assign_row, assign_col: one row or column
 
 // ---- types and operators ----------------------------------------------------------------------
 template <class T>

@@ -352,10 +352,88 @@ void matrix_index_case(Case& c) {
   compare_matrix(c, C.a, gC.m);
 }
 
+// One row or column: w<mask> = accum(w, A(I, j)) (extract_col; with A', row j of A), C<mask>(i, J)
+// = accum(C(i, J), u') (assign_row) or C<mask>(I, j) = accum(C(I, j), u) (assign_col): a vector
+// mask over the line (the line's own entries alone for the assigns), an accumulator or none.
+template <class T>
+void matrix_line_case(Case& c) {
+  const int op = c.pick(3);  // 0: extract_col, 1: assign_row, 2: assign_col
+  const bool ta = op == 0 && c.chance(0.4);
+  const Accum acc = draw_accum<T>(c, Accums::Few);
+  const Index rows = std::max<Index>(mxm_side(c), 1), cols = std::max<Index>(mxm_side(c), 1);  // A's or C's shape
+  bool all = false;
+  std::vector<Index> idx;
+  Index line = 0;
+  if (op == 0) {
+    idx = extract_indices(c, ta ? cols : rows, all);
+    line = Index(c.pick(int(ta ? rows : cols)));
+  } else {
+    idx = assign_indices(c, op == 1 ? cols : rows, all);
+    line = Index(c.pick(int(op == 1 ? rows : cols)));
+  }
+  const Index n = op == 0 ? Index(idx.size()) : op == 1 ? cols : rows;  // the mask's length
+  std::ostringstream o;
+  o << (op == 0   ? "extract-col"
+        : op == 1 ? "assign-row"
+                  : "assign-col")
+    << "<" << type_name<T>() << ">" << (ta ? " A'" : "") << " line " << line << " |I| " << idx.size()
+    << (all ? " (all)" : "") << (acc.has ? " accum " + std::string(bin_name(acc.op)) : "");
+  c.note(o.str());
+  Mask<T> mask = draw_mask<T>(c, n, false);
+  if (op != 0 && mask.is == MaskIs::Output) {
+    mask.is = MaskIs::None;
+    c.note("(a line assign has no output vector: no mask)");
+  }
+  Descriptor d;
+  mask.set(d);
+  d.transpose_a = ta;
+  MatrixInput<T> M = make_matrix<T>(c, op == 0 ? "A" : "C", rows, cols);
+  GMat gM = grb_of(M.coo);
+  OPS_GRB(GxB_Matrix_Option_set(gM.m, GxB_SPARSITY_CONTROL, GxB_SPARSE));
+  const std::vector<GrB_Index> gi = grb_indices(idx);
+  static const GrB_Index none = 0;  // an empty list: GraphBLAS refuses a null pointer
+  const GrB_Index* pi = all ? GrB_ALL : gi.empty() ? &none : gi.data();
+  const GrB_Index length = GrB_Index(idx.size());
+  if (op == 0) {
+    Input<T> w = make_vector<T>(c, "w", n, c.b);
+    GVec gw = ref_vector(w.t);
+    grb_ok(c,
+           GrB_Col_extract(gw.v, grb_mask(mask, gw.v, GrB_NULL), grb_accum<T>(acc), gM.m, pi, length, GrB_Index(line),
+                           mask.grb(ta, false)),
+           "extract_col");
+    with_few_accum<T>(acc, [&](const auto& a) {
+      with_mask(mask, w.v, nullptr,
+                [&](const auto& m) { gbcuda::extract_col(w.v, m, a, M.a, std::span<const Index>(idx), line, d); });
+    });
+    compare_vector(c, w.v, gw.v, c.b);
+    return;
+  }
+  Input<T> u = make_vector<T>(c, "u", Index(idx.size()), c.b);
+  GVec gu = ref_vector(u.t);
+  Vector<T> no_output(n, c.b);  // with_mask's output: never the mask here
+  const GrB_Vector gmask = grb_mask(mask, GrB_NULL, GrB_NULL);
+  if (op == 1)
+    grb_ok(c, GrB_Row_assign(gM.m, gmask, grb_accum<T>(acc), gu.v, GrB_Index(line), pi, length, mask.grb()),
+           "assign_row");
+  else
+    grb_ok(c, GrB_Col_assign(gM.m, gmask, grb_accum<T>(acc), gu.v, pi, length, GrB_Index(line), mask.grb()),
+           "assign_col");
+  with_few_accum<T>(acc, [&](const auto& a) {
+    with_mask(mask, no_output, nullptr, [&](const auto& m) {
+      if (op == 1) gbcuda::assign_row(M.a, m, a, u.v, line, std::span<const Index>(idx), d, c.b);
+      else gbcuda::assign_col(M.a, m, a, u.v, std::span<const Index>(idx), line, d, c.b);
+    });
+  });
+  compare_matrix(c, M.a, gM.m);
+}
+
 }  // namespace
 
 void run_matrix_index(Case& c) {
   with_type(c, [&](auto t) { matrix_index_case<decltype(t)>(c); });
+}
+void run_matrix_line(Case& c) {
+  with_type(c, [&](auto t) { matrix_line_case<decltype(t)>(c); });
 }
 void run_matrix_ewise(Case& c) {
   with_type(c, [&](auto t) { matrix_ewise_case<decltype(t)>(c); });

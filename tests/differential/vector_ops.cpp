@@ -1,4 +1,4 @@
-// Differential cases on vectors: assign (scalar or vector, all indices or a list), apply (unary
+// Differential cases on vectors: assign (scalar or vector, all indices or a list), extract, apply (unary
 // or bound binary operators), select, ewise_add / ewise_mult, reduce to a scalar, and element
 // operations.
 #include <algorithm>
@@ -12,7 +12,7 @@ namespace diff {
 namespace {
 
 // ---- assign -----------------------------------------------------------------------------------
-// Distinct indices below n, in no order, handed over in a drawn integer type.
+// An index list (an assign's: distinct; an extract's: repeats too) handed over in a drawn integer type.
 template <class F>
 void with_index_list(Case& c, const std::vector<Index>& idx, F&& f) {
   switch (c.pick(3)) {
@@ -87,6 +87,53 @@ void assign_case(Case& c) {
         case 2: with_index_list(c, idx, [&](const auto& list) { gbcuda::assign(w.v, m, a, *input, list, d); }); break;
         default: with_index_list(c, idx, [&](const auto& list) { gbcuda::assign(w.v, m, a, x, list, d); });
       }
+    });
+  });
+  compare_vector(c, w.v, gw.v, c.b);
+}
+
+// ---- extract -----------------------------------------------------------------------------------
+// w<mask> = accum(w, u(I)) (GrB_Vector_extract): I in any order with repeats, or every index of u
+// in order (GrB_ALL for GraphBLAS); u may be w when the lengths agree.
+template <class T>
+void extract_case(Case& c) {
+  const Index n = c.length();
+  const bool all = c.chance(0.2);
+  std::vector<Index> idx;
+  if (all) {
+    idx.resize(std::size_t(n));
+    std::iota(idx.begin(), idx.end(), Index(0));
+  } else if (n > 0) {
+    const Index count = c.between(0, std::min<Index>(2 * n + 3, 5000));
+    for (Index k = 0; k < count; ++k) idx.push_back(c.between(0, n - 1));
+  }
+  const Index count = Index(idx.size());
+  const bool alias_u = count == n && c.chance(0.2);
+  c.note(std::string("extract<") + type_name<T>() + "> |I| " + std::to_string(count) + (all ? " (all)" : "") +
+         (alias_u ? " u=w" : ""));
+  Input<T> w = make_vector<T>(c, "w", count, c.b);
+  std::optional<Input<T>> u;
+  if (!alias_u) u = make_vector<T>(c, "u", n, c.b);
+  Mask<T> mask = draw_mask<T>(c, count, false);
+  const Accum acc = draw_accum<T>(c, Accums::All);
+  Descriptor d;
+  mask.set(d);
+
+  GVec gw = ref_vector(w.t);
+  GVec gu_own;
+  if (u) gu_own = ref_vector(u->t);
+  const GrB_Vector gu = alias_u ? gw.v : gu_own.v;
+  const std::vector<GrB_Index> gidx(idx.begin(), idx.end());
+  static const GrB_Index none = 0;  // an empty list: GraphBLAS refuses a null pointer
+  const GrB_Index* pi = all ? GrB_ALL : gidx.empty() ? &none : gidx.data();
+  grb_ok(
+      c,
+      GrB_Vector_extract(gw.v, grb_mask(mask, gw.v, GrB_NULL), grb_accum<T>(acc), gu, pi, GrB_Index(count), mask.grb()),
+      "extract");
+  const Vector<T>& input = alias_u ? w.v : u->v;
+  with_accum<T>(acc, [&](const auto& a) {
+    with_mask(mask, w.v, nullptr, [&](const auto& m) {
+      with_index_list(c, idx, [&](const auto& list) { gbcuda::extract(w.v, m, a, input, list, d); });
     });
   });
   compare_vector(c, w.v, gw.v, c.b);
@@ -349,6 +396,9 @@ void elements_case(Case& c) {
 
 void run_assign(Case& c) {
   with_type(c, [&](auto t) { assign_case<decltype(t)>(c); });
+}
+void run_extract(Case& c) {
+  with_type(c, [&](auto t) { extract_case<decltype(t)>(c); });
 }
 void run_apply(Case& c) {
   with_type(c, [&](auto t) { apply_case<decltype(t)>(c); });

@@ -251,6 +251,11 @@ bool apply_merge_fits(const VectorStore<T>& w, const MaskView& m, const VecView<
 // deletes t(idx[k]). t becomes Bitmap; idx (device memory) has no duplicates, each < t.n.
 template <class T>
 void assign_indexed(VectorStore<T>& t, const Index* idx, Index count, const VecView<T>& u, BinCode accum);
+// GrB_Vector_extract: t (Bitmap, length count, its count in device memory) holds u(idx[k]) at k
+// where the mask allows k and u has that entry; idx (device memory) may repeat, each < u.n. A null
+// idx is the identity, positions at u.n and past absent (a resize).
+template <class T>
+void extract_indexed(VectorStore<T>& t, const MaskView& m, const Index* idx, Index count, const VecView<T>& u);
 template <class Op, class TU, class TV>
 void ewise(VectorStore<typename Op::result_type>& t, const MaskView& m, const Op& op, const VecView<TU>& u,
            const VecView<TV>& v, bool is_union);

@@ -222,4 +222,30 @@ void assign_indexed(VectorStore<T>& t, const Index* idx, Index count, const VecV
   t.nvals += delta;
 }
 
+// ---- extract with an index list: t(k) = u(idx[k]) ----------------------------------------------
+// GrB_Vector_extract: t (Bitmap, length count) holds u(idx[k]) at k where the mask allows k and u
+// has that entry. u is Bitmap or Dense; idx may repeat and be in any order, each below u.n. A null
+// idx is the identity, positions at u.n and past absent (a resize).
+template <class T>
+void extract_indexed(VectorStore<T>& t, const MaskView& m, const Index* idx, Index count, const VecView<T>& u) {
+  util::reset(t, count);
+  t.form = VectorForm::Bitmap;
+  t.bitmap = util::host_array<std::uint8_t>(count);
+  t.values = util::host_array<T>(count);
+  std::uint8_t* tb = t.bitmap.data();
+  T* tv = t.values.data();
+  Index found = 0;
+  GBCUDA_HOST_OMP(omp parallel for schedule(static) reduction(+ : found) if (count > util::kParallelMin))
+  for (Index k = 0; k < count; ++k) {
+    const Index i = idx ? idx[k] : k;
+    const bool present = m.allows(k) && i < u.n && u.present(i);
+    tb[k] = present ? 1 : 0;
+    if (present) {
+      tv[k] = u.value(i);
+      ++found;
+    }
+  }
+  t.nvals = found;
+}
+
 }  // namespace gbcuda::detail::host
