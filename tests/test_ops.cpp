@@ -1175,7 +1175,7 @@ TEST_P(OpsTest, ReduceIntoAVectorOfSizeOneIsReduceIntoAScalar) {
 
 // apply with an index-unary operator into a vector (GrB_Vector_apply_IndexOp_INT64): RowIndex,
 // ColIndex and DiagIndex with every mask flag, with and without an accumulator, u sparse and as
-// a bitmap, against GraphBLAS; a user callable without a mask.
+// a bitmap, against GraphBLAS (on the GPU, no host copies); a user callable without a mask.
 TEST_P(OpsTest, ApplyWithAnIndexUnaryOperatorMatchesGraphBLAS) {
   Rng rng(41);
   const Index n = 300;
@@ -1207,9 +1207,11 @@ TEST_P(OpsTest, ApplyWithAnIndexUnaryOperatorMatchesGraphBLAS) {
       }
     }
   };
+  const std::uint64_t before = gbcuda::host_fallbacks();
   run(gbcuda::RowIndex{}, GrB_ROWINDEX_INT64, "rowindex");
   run(gbcuda::ColIndex{}, GrB_COLINDEX_INT64, "colindex");
   run(gbcuda::DiagIndex{}, GrB_DIAGINDEX_INT64, "diagindex");
+  EXPECT_EQ(gbcuda::host_fallbacks(), before) << "a positional apply ran on host copies";
   Vector<double> v(n, b());
   gbcuda::apply(
       v, gbcuda::no_mask, gbcuda::no_accum,

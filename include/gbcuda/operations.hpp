@@ -319,12 +319,37 @@ void apply(Vector<TW>& w, const MaskArg& mask, const Accum& accum, const Op& op,
 // w<mask> = accum(w, op(u, y)) with an index-unary operator (GrB_Vector_apply_IndexOp_<T>): u's
 // structure, entry u(i) = x becoming op(x, i, 0, y) cast to w's type (a vector is one column, so
 // RowIndex gives i + y, ColIndex y, DiagIndex -(i + y)); op is one of those or any callable
-// (x, i, j, y). Runs on the host; a GPU w through host copies (host_fallbacks() counts them).
+// (x, i, j, y). The three positional operators run on the GPU for a GPU w (one kernel writes the
+// values of u's entries the mask lets through); any other callable on the host, a GPU w through
+// host copies (host_fallbacks() counts them).
 template <class TW, class MaskArg, class Accum, class Op, class TU>
 requires std::is_invocable_v<const Op&, const TU&, Index, Index, double>
 void apply(Vector<TW>& w, const MaskArg& mask, const Accum& accum, const Op& op, const Vector<TU>& u, double y,
            const Descriptor& d = {}) try {
   if (w.size() != u.size()) detail::throw_dimension_mismatch("apply", w.size(), u.size());
+#if GBCUDA_HAVE_CUDA
+  constexpr bool positional =
+      std::is_same_v<Op, RowIndex> || std::is_same_v<Op, ColIndex> || std::is_same_v<Op, DiagIndex>;
+  if constexpr (positional && detail::cuda_supports_accum<Accum, TW>()) {
+    if (w.backend() == Backend::Cuda) {
+      constexpr auto kind = std::is_same_v<Op, RowIndex>   ? detail::cuda::PositionalKind::Row
+                            : std::is_same_v<Op, ColIndex> ? detail::cuda::PositionalKind::Col
+                                                           : detail::cuda::PositionalKind::Diag;
+      std::optional<Vector<TU>> u_hold;
+      const Vector<TU>& ub = detail::in_backend(u, Backend::Cuda, u_hold);
+      detail::PreparedMask pm = detail::prepare_mask(mask, d, Backend::Cuda, w.size());
+      detail::VectorStore<TU> kept;
+      detail::cuda::apply(kept, pm.view, detail::cuda::element_op<Identity<TU>, TU>({}), detail::view(ub.store()));
+      const bool sparse = kept.form == VectorForm::Sparse;  // a sparse kept's count may be on the device
+      const Offset slots = sparse ? Offset(kept.indices.size()) : Offset(kept.n);
+      detail::Array<TW> values = detail::cuda::positional_values<TW>(nullptr, sparse ? kept.indices.data() : nullptr,
+                                                                     kept.n, slots, kind, std::int64_t(y));
+      detail::VectorStore<TW> t = detail::with_pattern_of<TW>(std::move(kept), std::move(values));
+      detail::merge_into(w, pm.view, accum, t, d.replace);
+      return;
+    }
+  }
+#endif
   if (w.backend() == Backend::Cuda) {
     detail::on_host_copy(
         w, [&](Vector<TW>& wh) { apply(wh, detail::mask_to_host(mask), accum, op, u.to(Backend::Host), y, d); });
@@ -335,20 +360,15 @@ void apply(Vector<TW>& w, const MaskArg& mask, const Accum& accum, const Op& op,
   detail::PreparedMask pm = detail::prepare_mask(mask, d, Backend::Host, w.size());
   detail::VectorStore<TU> kept;  // u's entries the mask lets through, then their new values
   detail::host::apply(kept, pm.view, Identity<TU>{}, detail::view(uh.store()));
-  detail::VectorStore<TW> t = detail::VectorStore<TW>::empty(kept.n, Backend::Host);
-  t.form = kept.form;
-  t.nvals = kept.nvals;
-  t.jumbled = kept.jumbled;
-  t.indices = std::move(kept.indices);
-  t.bitmap = std::move(kept.bitmap);
-  const bool sparse = t.form == VectorForm::Sparse;
-  const Index slots = sparse ? t.nvals : t.n;
-  t.values = detail::Array<TW>(static_cast<std::size_t>(slots), Backend::Host);
+  const bool sparse = kept.form == VectorForm::Sparse;
+  const Index slots = sparse ? kept.nvals : kept.n;
+  detail::Array<TW> values(static_cast<std::size_t>(slots), Backend::Host);
   for (Index p = 0; p < slots; ++p) {
-    const Index i = sparse ? Index(t.indices[p]) : p;
-    if (sparse || t.form == VectorForm::Dense || t.bitmap[p])
-      t.values[p] = cast_to<TW>(op(kept.values[p], i, Index(0), y));
+    const Index i = sparse ? Index(kept.indices[p]) : p;
+    if (sparse || kept.form == VectorForm::Dense || kept.bitmap[p])
+      values[p] = cast_to<TW>(op(kept.values[p], i, Index(0), y));
   }
+  detail::VectorStore<TW> t = detail::with_pattern_of<TW>(std::move(kept), std::move(values));
   detail::merge_into(w, pm.view, accum, t, d.replace);
 } catch (const std::bad_alloc&) {
   detail::throw_out_of_memory_in("apply");

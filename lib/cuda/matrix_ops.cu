@@ -44,7 +44,9 @@ template <class TC>
 __global__ void positional_kernel(TC* __restrict__ out, const Offset* __restrict__ row_ptr, const Vid* __restrict__ col,
                                   Index n, Offset nnz, PositionalKind kind, std::int64_t y) {
   for (Offset p = global_thread(); p < nnz; p += grid_threads()) {
-    const std::int64_t i = row_of(row_ptr, n, p), j = col[p];
+    // A vector's entries (no row offsets): entry p at index col[p] (or p), in column 0.
+    const std::int64_t i = row_ptr ? row_of(row_ptr, n, p) : col ? std::int64_t(col[p]) : std::int64_t(p);
+    const std::int64_t j = row_ptr ? std::int64_t(col[p]) : 0;
     const std::int64_t z = kind == PositionalKind::Row ? i + y : kind == PositionalKind::Col ? j + y : j - (i + y);
     out[p] = cast_to<TC>(z);
   }

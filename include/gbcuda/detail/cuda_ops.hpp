@@ -170,7 +170,8 @@ template <class T>
 Csr<T> diag_csr(const T* values, const std::uint8_t* bitmap, Index n_v, Index k);
 // The values of an index-unary apply with a positional operator (matrix_ops.cu): entry p, at
 // (i, j) of the device CSR (n rows, nnz entries), becomes cast_to<TC>(i + y), (j + y) or
-// (j - (i + y)) for Row, Col, Diag (GrB_ROWINDEX, GrB_COLINDEX, GrB_DIAGINDEX).
+// (j - (i + y)) for Row, Col, Diag (GrB_ROWINDEX, GrB_COLINDEX, GrB_DIAGINDEX). A null row_ptr:
+// a vector's nnz slots, slot p at index col_idx[p] (col_idx null: p), in column 0.
 enum class PositionalKind : std::int8_t { Row, Col, Diag };
 template <class TC>
 Array<TC> positional_values(const Offset* row_ptr, const Vid* col_idx, Index n, Offset nnz, PositionalKind kind,

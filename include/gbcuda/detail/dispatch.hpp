@@ -408,10 +408,9 @@ void product(Vector<typename S::value_type>& w, const PreparedMask& pm, const S&
   w.store() = std::move(t);
 }
 
-// A result of type Z as type T (GraphBLAS typecasting, cast_to), in its own backend; t's arrays
-// are taken over.
+// t's pattern (form, count, indices, flags: its arrays taken over) with other values, of type T.
 template <class T, class Z>
-VectorStore<T> cast_store(VectorStore<Z>&& t) {
+VectorStore<T> with_pattern_of(VectorStore<Z>&& t, Array<T>&& values) {
   VectorStore<T> o;
   o.n = t.n;
   o.where = t.where;
@@ -422,18 +421,26 @@ VectorStore<T> cast_store(VectorStore<Z>&& t) {
   o.jumbled = t.jumbled;
   o.indices = std::move(t.indices);
   o.bitmap = std::move(t.bitmap);
+  o.values = std::move(values);
+  return o;
+}
+
+// A result of type Z as type T (GraphBLAS typecasting, cast_to), in its own backend; t's arrays
+// are taken over.
+template <class T, class Z>
+VectorStore<T> cast_store(VectorStore<Z>&& t) {
   const Index len = Index(t.values.size());
-  o.values = Array<T>(static_cast<std::size_t>(len), t.where);
+  Array<T> values(static_cast<std::size_t>(len), t.where);
   if (t.where == Backend::Host) {
     const Z* in = t.values.data();
-    T* out = o.values.data();
+    T* out = values.data();
     host::util::for_each_index(len, host::util::kParallelMin, [&](Index p) { out[p] = cast_to<T>(in[p]); });
   }
 #if GBCUDA_HAVE_CUDA
   else if constexpr (is_value_type_v<T> && is_value_type_v<Z>)
-    cuda::cast_values<T>(o.values.data(), typed_values(t.values.data()), len);
+    cuda::cast_values<T>(values.data(), typed_values(t.values.data()), len);
 #endif
-  return o;
+  return with_pattern_of<T>(std::move(t), std::move(values));
 }
 
 template <class TW, class MaskArg, class Accum, class S, class TA, class TU>
