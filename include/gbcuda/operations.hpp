@@ -127,6 +127,13 @@ inline void check_indices(std::span<const Index> idx, Index n, const char* what)
       throw Error(Status::InvalidIndex,
                   std::string(what) + " " + std::to_string(i) + " is out of range [0, " + std::to_string(n) + ")");
 }
+// A host index list in GPU memory: one copy straight from the caller's memory (large lists go
+// through the pinned ring, host_pages.hpp), no staging vector on the host.
+inline Array<Index> indices_on_device(std::span<const Index> idx) {
+  Array<Index> a(idx.size(), Backend::Cuda);
+  if (!idx.empty()) copy_bytes(a.data(), Backend::Cuda, idx.data(), Backend::Host, idx.size_bytes());
+  return a;
+}
 // An assign's index list: every index below n, none twice (GraphBLAS leaves duplicates
 // undefined; here they are an error, so no result depends on which write wins).
 inline void check_assign_indices(std::span<const Index> idx, Index n) {
@@ -170,8 +177,7 @@ void assign(Vector<T>& w, const MaskArg& mask, const Accum& accum, const Vector<
   if (b == Backend::Host) detail::host::assign_indexed(t, indices.data(), count, detail::view(up.store()), accum);
 #if GBCUDA_HAVE_CUDA
   else if constexpr (detail::cuda_supports_accum<Accum, T>()) {
-    detail::Array<Index> idx(count > 0 ? std::vector<Index>(indices.begin(), indices.end()) : std::vector<Index>{},
-                             Backend::Cuda);
+    const detail::Array<Index> idx = detail::indices_on_device(indices);
     detail::cuda::assign_indexed(t, idx.data(), count, detail::view(up.store()), detail::cuda::bin_code<Accum, T>());
   }
 #endif
@@ -245,8 +251,7 @@ void extract(Vector<T>& w, const MaskArg& mask, const Accum& accum, const Vector
   }
 #if GBCUDA_HAVE_CUDA
   else if constexpr (detail::cuda_supports_accum<Accum, T>()) {
-    detail::Array<Index> idx(count > 0 ? std::vector<Index>(indices.begin(), indices.end()) : std::vector<Index>{},
-                             Backend::Cuda);
+    const detail::Array<Index> idx = detail::indices_on_device(indices);
     detail::cuda::extract_indexed(t, pm.view, idx.data(), count, detail::view(ub.store()));
   }
 #endif
