@@ -992,8 +992,8 @@ Matrix<T> row_matrix(const Vector<T>& v, Backend where) {
   return Matrix<T>::from_valid_csr(std::move(c));
 }
 
-// Row i of A (column i with transpose_a) as a vector in `where`: e_i' * A over (ANY, SECOND), a
-// push from one entry along A's rows (A * e_i over (ANY, FIRST) for a column).
+// Row i of A (column i when `column`) as a vector in `where`: e_i' * A over (ANY, SECOND), a push
+// from one entry along A's rows (A * e_i over (ANY, FIRST) for a column).
 template <class T>
 Vector<T> line_of(const Matrix<T>& A, Index i, bool column, Backend where) {
   const Index n = column ? A.ncols() : A.nrows();
