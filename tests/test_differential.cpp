@@ -66,6 +66,7 @@ const Family kFamilies[] = {
     {"matrix-ewise", diff::run_matrix_ewise, 3},
     {"matrix-index", diff::run_matrix_index, 3},
     {"matrix-line", diff::run_matrix_line, 3},
+    {"subassign", diff::run_subassign, 4},
 };
 
 const Family& draw_family(Case& c) {

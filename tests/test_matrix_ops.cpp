@@ -623,6 +623,249 @@ TEST_P(MatrixOps, AssignMatchesGraphBLAS) {
   EXPECT_EQ(entries_of(C), entries_of(C0)) << "a refused assign changed C";
 }
 
+// C(I, J)<M> = accum(C(I, J), A, x or s) against GxB_Matrix_subassign, GxB_Matrix_subassign_FP64
+// and GxB_Matrix_subassign_Scalar: M of the region's shape, every combination of replace,
+// structural, complement and A', lists out of order, of another integer type, or `all`.
+TEST_P(MatrixOps, SubassignMatchesGraphBLAS) {
+  Rng rng(93);
+  const Index n = 45, m = 38, ni = 20, nj = 17;
+  const Coo<double> cc = random_matrix<double>(rng, n, m, 6.0);
+  const Coo<double> ca = random_matrix<double>(rng, ni, nj, 5.0), cat = random_matrix<double>(rng, nj, ni, 5.0);
+  const Coo<double> call_rows = random_matrix<double>(rng, n, nj, 5.0);
+  Coo<double> cm = random_matrix<double>(rng, ni, nj, 9.0), cm_all = random_matrix<double>(rng, n, nj, 9.0);
+  std::uniform_int_distribution<int> pick(0, 2);
+  for (Coo<double>* mk : {&cm, &cm_all})
+    for (double& x : mk->vals) x = pick(rng) == 0 ? 0.0 : 1.0;
+  const Matrix<double> C0 = gb_matrix(cc), A = gb_matrix(ca), At = gb_matrix(cat), M = gb_matrix(cm);
+  const Matrix<double> A_all = gb_matrix(call_rows), M_all = gb_matrix(cm_all);
+  const GMat gC0 = grb_matrix(cc), gA = grb_matrix(ca), gAt = grb_matrix(cat), gM = grb_matrix(cm);
+  const GMat gA_all = grb_matrix(call_rows), gM_all = grb_matrix(cm_all);
+  std::vector<int> I;  // of int: converted
+  std::vector<Index> J;
+  for (Index r = 0; r < ni; ++r) I.push_back(int((r * 7 + 5) % n));  // distinct: 7 and 45 are coprime
+  for (Index s = 0; s < nj; ++s) J.push_back((s * 11 + 2) % m);      // distinct: 11 and 38 are coprime
+  const std::vector<GrB_Index> gI(I.begin(), I.end()), gJ(J.begin(), J.end());
+  const std::uint64_t before = gbcuda::host_fallbacks();
+  for (int flags = 0; flags < 32; ++flags) {
+    gbcuda::Descriptor d;
+    d.replace = flags & 1;
+    d.mask_structural = flags & 2;
+    d.mask_complement = flags & 4;
+    d.transpose_a = flags & 8;
+    const bool every_row = flags & 16;  // I = all: the region is every row at the columns J
+    const GrB_Descriptor gd = grb_desc(d.replace, d.mask_structural, d.mask_complement, d.transpose_a, false);
+    for (const bool plus : {false, true}) {
+      for (const bool masked : {false, true}) {
+        if (every_row && d.transpose_a) continue;
+        SCOPED_TRACE(std::string(plus ? "plus" : "no accum") + (masked ? ", masked" : ", no mask") +
+                     (every_row ? ", I all" : "") + (d.replace ? ", replace" : "") +
+                     (d.mask_structural ? ", structural" : "") + (d.mask_complement ? ", complement" : "") +
+                     (d.transpose_a ? ", A'" : ""));
+        const Matrix<double>& src = every_row ? A_all : d.transpose_a ? At : A;
+        const GMat& gsrc = every_row ? gA_all : d.transpose_a ? gAt : gA;
+        const Matrix<double>& mask = every_row ? M_all : M;
+        const GrB_Matrix gmask = masked ? (every_row ? gM_all.m : gM.m) : GrB_Matrix(GrB_NULL);
+        const GrB_Index* pi = every_row ? GrB_ALL : gI.data();
+        const GrB_Index gni = every_row ? GrB_Index(n) : GrB_Index(ni);
+        const GrB_BinaryOp gacc = plus ? GrB_PLUS_FP64 : GrB_BinaryOp(GrB_NULL);
+        auto ours = [&](auto&& call) {
+          Matrix<double> C = C0;
+          auto with_rows = [&](const auto& acc) {
+            if (every_row) call(C, acc, gbcuda::all);
+            else call(C, acc, I);
+          };
+          if (plus) with_rows(gbcuda::Plus<double>{});
+          else with_rows(gbcuda::no_accum);
+          EXPECT_EQ(C.csr(b()).where(), b());
+          return entries_of(C);
+        };
+        auto theirs = [&](auto&& call) {
+          GMat g;
+          OPS_GRB(GrB_Matrix_dup(&g.m, gC0.m));
+          OPS_GRB(call(g.m));
+          return entries_of<double>(g.m);
+        };
+        const auto got = ours([&](Matrix<double>& C, const auto& acc, const auto& rows) {
+          if (masked) gbcuda::subassign(C, mask, acc, src, rows, J, d, b());
+          else gbcuda::subassign(C, gbcuda::no_mask, acc, src, rows, J, d, b());
+        });
+        const auto want = theirs([&](GrB_Matrix g) {
+          return GxB_Matrix_subassign(g, gmask, gacc, gsrc.m, pi, gni, gJ.data(), GrB_Index(nj), gd);
+        });
+        EXPECT_EQ(got, want) << "matrix";
+        if (d.transpose_a) continue;
+        const auto got_x = ours([&](Matrix<double>& C, const auto& acc, const auto& rows) {
+          if (masked) gbcuda::subassign(C, mask, acc, 2.5, rows, J, d, b());
+          else gbcuda::subassign(C, gbcuda::no_mask, acc, 2.5, rows, J, d, b());
+        });
+        const auto want_x = theirs([&](GrB_Matrix g) {
+          return GxB_Matrix_subassign_FP64(g, gmask, gacc, 2.5, pi, gni, gJ.data(), GrB_Index(nj), gd);
+        });
+        EXPECT_EQ(got_x, want_x) << "value";
+        for (const bool empty : {true, false}) {
+          const gbcuda::Scalar<double> s = empty ? gbcuda::Scalar<double>{} : gbcuda::Scalar<double>(-1.5);
+          const GScalar gs(s);
+          const auto got_s = ours([&](Matrix<double>& C, const auto& acc, const auto& rows) {
+            if (masked) gbcuda::subassign(C, mask, acc, s, rows, J, d, b());
+            else gbcuda::subassign(C, gbcuda::no_mask, acc, s, rows, J, d, b());
+          });
+          const auto want_s = theirs([&](GrB_Matrix g) {
+            return GxB_Matrix_subassign_Scalar(g, gmask, gacc, gs.s, pi, gni, gJ.data(), GrB_Index(nj), gd);
+          });
+          EXPECT_EQ(got_s, want_s) << (empty ? "empty scalar" : "scalar");
+        }
+      }
+    }
+  }
+  EXPECT_EQ(gbcuda::host_fallbacks(), before) << "a built-in accumulator's subassign ran on host copies";
+  Matrix<double> C = C0;
+  std::vector<int> twice = I;
+  twice[3] = twice[4];
+  EXPECT_THROW(gbcuda::subassign(C, gbcuda::no_mask, gbcuda::no_accum, A, twice, J, {}, b()), gbcuda::Error);
+  std::vector<Index> outside = J;
+  outside[0] = m;
+  EXPECT_THROW(gbcuda::subassign(C, gbcuda::no_mask, gbcuda::no_accum, A, I, outside, {}, b()), gbcuda::Error);
+  EXPECT_THROW(gbcuda::subassign(C, gbcuda::no_mask, gbcuda::no_accum, At, I, J, {}, b()), gbcuda::Error);
+  EXPECT_THROW(gbcuda::subassign(C, M_all, gbcuda::no_accum, A, I, J, {}, b()), gbcuda::Error);  // mask n x nj
+  EXPECT_THROW(gbcuda::subassign(C, gbcuda::no_mask, gbcuda::no_accum, 1.0, gbcuda::all, outside, {}, b()),
+               gbcuda::Error);
+  EXPECT_EQ(entries_of(C), entries_of(C0)) << "a refused subassign changed C";
+}
+
+// C(i, J)<m> = accum(C(i, J), u') and C(I, j)<m> = accum(C(I, j), u) against GxB_Row_subassign and
+// GxB_Col_subassign: m of the list's length, every mask flag, with and without PLUS, and `all`.
+TEST_P(MatrixOps, RowAndColumnSubassignMatchGraphBLAS) {
+  Rng rng(99);
+  const Index n = 45, m = 38, nj = 17, ni = 20;
+  Coo<double> cc = random_matrix<double>(rng, n, m, 6.0);
+  const Matrix<double> C0 = gb_matrix(cc);
+  const GMat gC0 = grb_matrix(cc);
+  std::vector<Index> J, I;
+  for (Index s = 0; s < nj; ++s) J.push_back((s * 11 + 2) % m);
+  for (Index r = 0; r < ni; ++r) I.push_back((r * 7 + 5) % n);
+  const std::vector<GrB_Index> gJ(J.begin(), J.end()), gI(I.begin(), I.end());
+  for (const bool every : {false, true}) {
+    const Index lr = every ? m : nj, lc = every ? n : ni;  // the lengths of a row's and a column's list
+    const Tuples<double> ur = random_tuples<double>(rng, lr, 0.6), uc = random_tuples<double>(rng, lc, 0.6);
+    const Tuples<double> mr = random_mask(rng, lr, 0.5), mc = random_mask(rng, lc, 0.5);
+    const GVec gur = grb_vector(ur), guc = grb_vector(uc), gmr = grb_vector(mr), gmc = grb_vector(mc);
+    const gbcuda::Vector<double> u_row = gb_vector(ur, b()), u_col = gb_vector(uc, b());
+    const gbcuda::Vector<double> mask_row = gb_vector(mr, b()), mask_col = gb_vector(mc, b());
+    for (int flags = 0; flags < 16; ++flags) {
+      gbcuda::Descriptor d;
+      d.replace = flags & 1;
+      d.mask_structural = flags & 2;
+      d.mask_complement = flags & 4;
+      const bool masked = flags & 8;
+      const GrB_Descriptor gd = grb_desc(d.replace, d.mask_structural, d.mask_complement, false, false);
+      for (const bool plus : {false, true}) {
+        for (const Index line : {Index(0), Index(13), Index(37)}) {
+          SCOPED_TRACE(testing::Message()
+                       << (plus ? "plus" : "no accum") << (masked ? ", masked" : ", no mask") << (every ? ", all" : "")
+                       << (d.replace ? ", replace" : "") << (d.mask_structural ? ", structural" : "")
+                       << (d.mask_complement ? ", complement" : "") << ", line " << line);
+          const GrB_BinaryOp gacc = plus ? GrB_PLUS_FP64 : GrB_BinaryOp(GrB_NULL);
+          for (const bool row : {true, false}) {
+            Matrix<double> C = C0;
+            auto run = [&](const auto& acc, const auto& list_j, const auto& list_i) {
+              if (row) {
+                if (masked) gbcuda::subassign_row(C, mask_row, acc, u_row, line, list_j, d, b());
+                else gbcuda::subassign_row(C, gbcuda::no_mask, acc, u_row, line, list_j, d, b());
+              } else {
+                if (masked) gbcuda::subassign_col(C, mask_col, acc, u_col, list_i, line, d, b());
+                else gbcuda::subassign_col(C, gbcuda::no_mask, acc, u_col, list_i, line, d, b());
+              }
+            };
+            auto with_lists = [&](const auto& acc) {
+              if (every) run(acc, gbcuda::all, gbcuda::all);
+              else run(acc, J, I);
+            };
+            if (plus) with_lists(gbcuda::Plus<double>{});
+            else with_lists(gbcuda::no_accum);
+            GMat g;
+            OPS_GRB(GrB_Matrix_dup(&g.m, gC0.m));
+            if (row)
+              OPS_GRB(GxB_Row_subassign(g.m, masked ? gmr.v : GrB_Vector(GrB_NULL), gacc, gur.v, GrB_Index(line),
+                                        every ? GrB_ALL : gJ.data(), GrB_Index(lr), gd));
+            else
+              OPS_GRB(GxB_Col_subassign(g.m, masked ? gmc.v : GrB_Vector(GrB_NULL), gacc, guc.v,
+                                        every ? GrB_ALL : gI.data(), GrB_Index(lc), GrB_Index(line), gd));
+            EXPECT_EQ(entries_of(C), entries_of<double>(g.m)) << (row ? "row subassign" : "column subassign");
+            EXPECT_EQ(C.csr(b()).where(), b());
+          }
+        }
+      }
+    }
+  }
+  Matrix<double> C = C0;
+  const gbcuda::Vector<double> u = gbcuda::Vector<double>::full(nj, 1.0, b());
+  EXPECT_THROW(gbcuda::subassign_row(C, gbcuda::no_mask, gbcuda::no_accum, u, n, J, {}, b()), gbcuda::Error);
+  EXPECT_THROW(gbcuda::subassign_row(C, gbcuda::Vector<double>(nj + 1, b()), gbcuda::no_accum, u, 0, J, {}, b()),
+               gbcuda::Error);
+  EXPECT_THROW(gbcuda::subassign_col(C, gbcuda::no_mask, gbcuda::no_accum, u, I, 0, {}, b()), gbcuda::Error);
+  EXPECT_EQ(entries_of(C), entries_of(C0)) << "a refused subassign changed C";
+}
+
+// GrB_ALL (`all`) for the index lists of the matrix extract and assign, extract_col, assign_row
+// and assign_col, against GraphBLAS given GrB_ALL.
+TEST_P(MatrixOps, AllIndicesMatchGraphBLAS) {
+  Rng rng(101);
+  const Index n = 30, m = 26;
+  const Coo<double> cc = random_matrix<double>(rng, n, m, 5.0), ca = random_matrix<double>(rng, n, 9, 4.0);
+  const Matrix<double> C0 = gb_matrix(cc), A = gb_matrix(ca);
+  const GMat gC0 = grb_matrix(cc), gA = grb_matrix(ca);
+  const std::vector<std::uint64_t> J{3, 25, 0, 7, 11, 2, 19, 8, 14};  // GrB_Index, 9 distinct columns
+  auto grb_copy = [&] {
+    GMat g;
+    OPS_GRB(GrB_Matrix_dup(&g.m, gC0.m));
+    return g;
+  };
+  {  // extract C(all, J) and C(all, all) transposed
+    Matrix<double> E, F;
+    gbcuda::extract(E, gbcuda::no_mask, gbcuda::no_accum, C0, gbcuda::all, J, {}, b());
+    gbcuda::extract(F, gbcuda::no_mask, gbcuda::no_accum, C0, gbcuda::all, gbcuda::all, gbcuda::desc::T0, b());
+    GMat ge, gf;
+    OPS_GRB(GrB_Matrix_new(&ge.m, GrB_FP64, n, 9));
+    OPS_GRB(GrB_Matrix_new(&gf.m, GrB_FP64, m, n));
+    OPS_GRB(GrB_Matrix_extract(ge.m, GrB_NULL, GrB_NULL, gC0.m, GrB_ALL, n, J.data(), 9, GrB_NULL));
+    OPS_GRB(GrB_Matrix_extract(gf.m, GrB_NULL, GrB_NULL, gC0.m, GrB_ALL, m, GrB_ALL, n, GrB_DESC_T0));
+    EXPECT_EQ(entries_of(E), entries_of<double>(ge.m)) << "extract(all, J)";
+    EXPECT_EQ(entries_of(F), entries_of<double>(gf.m)) << "extract(all, all) of C'";
+  }
+  {  // assign C(all, J) += A, and C(all, all) = 4 under C's own structure
+    Matrix<double> C = C0;
+    gbcuda::assign(C, gbcuda::no_mask, gbcuda::Plus<double>{}, A, gbcuda::all, J, {}, b());
+    GMat g = grb_copy();
+    OPS_GRB(GrB_Matrix_assign(g.m, GrB_NULL, GrB_PLUS_FP64, gA.m, GrB_ALL, n, J.data(), 9, GrB_NULL));
+    EXPECT_EQ(entries_of(C), entries_of<double>(g.m)) << "assign(all, J)";
+    Matrix<double> D = C0;
+    gbcuda::assign(D, C0, gbcuda::no_accum, 4.0, gbcuda::all, gbcuda::all, gbcuda::desc::S, b());
+    GMat h = grb_copy();
+    OPS_GRB(GrB_Matrix_assign_FP64(h.m, gC0.m, GrB_NULL, 4.0, GrB_ALL, n, GrB_ALL, m, GrB_DESC_S));
+    EXPECT_EQ(entries_of(D), entries_of<double>(h.m)) << "assign(all, all) of a value";
+  }
+  {  // a column, and a row and a column assigned with all
+    const Tuples<double> ur = random_tuples<double>(rng, m, 0.5), uc = random_tuples<double>(rng, n, 0.5);
+    const GVec gur = grb_vector(ur), guc = grb_vector(uc);
+    gbcuda::Vector<double> w(n, b());
+    gbcuda::extract_col(w, gbcuda::no_mask, gbcuda::no_accum, C0, gbcuda::all, 5);
+    GVec gw = grb_empty_vector<double>(n);
+    OPS_GRB(GrB_Col_extract(gw.v, GrB_NULL, GrB_NULL, gC0.m, GrB_ALL, n, 5, GrB_NULL));
+    EXPECT_EQ(tuples_of(w).idx, tuples_of<double>(gw.v).idx) << "extract_col(all)";
+    EXPECT_EQ(tuples_of(w).vals, tuples_of<double>(gw.v).vals) << "extract_col(all)";
+    Matrix<double> C = C0;
+    gbcuda::assign_row(C, gbcuda::no_mask, gbcuda::no_accum, gb_vector(ur, b()), 4, gbcuda::all, {}, b());
+    gbcuda::assign_col(C, gbcuda::no_mask, gbcuda::Plus<double>{}, gb_vector(uc, b()), gbcuda::all, 6, {}, b());
+    GMat g = grb_copy();
+    OPS_GRB(GrB_Row_assign(g.m, GrB_NULL, GrB_NULL, gur.v, 4, GrB_ALL, m, GrB_NULL));
+    OPS_GRB(GrB_Col_assign(g.m, GrB_NULL, GrB_PLUS_FP64, guc.v, GrB_ALL, n, 6, GrB_NULL));
+    EXPECT_EQ(entries_of(C), entries_of<double>(g.m)) << "assign_row(all), assign_col(all)";
+  }
+  Matrix<double> E;
+  EXPECT_THROW(gbcuda::assign(E, gbcuda::no_mask, gbcuda::no_accum, A, gbcuda::all, gbcuda::all, {}, b()),
+               gbcuda::Error);  // E is 0 x 0: `all` lists nothing, A is 30 x 9
+}
+
 // apply with an index-unary operator: RowIndex, ColIndex and DiagIndex against GraphBLAS's
 // GrB_ROWINDEX/COLINDEX/DIAGINDEX_INT64 (into an int64 C of its own entries, through a mask, with
 // and without an accumulator, A transposed or not), and a user callable.

@@ -791,6 +791,130 @@ TEST_P(OpsTest, AssignIndexedRefusesBadIndices) {
   EXPECT_EQ(w.nvals(), 0) << "a refused assign changed w";
 }
 
+// ---- subassign ----------------------------------------------------------------------------------
+// w(I)<mask> = accum(w(I), u, x or s) against GxB_Vector_subassign, GxB_Vector_subassign_<T> and
+// GxB_Vector_subassign_Scalar: the mask of I's length, every mask case and accumulator, I distinct
+// in no order (as unsigned), or `all`.
+template <class Z>
+void subassign_suite(Backend b, Z scalar) {
+  const auto masks = all_mask_cases();
+  FailureBudget budget;
+  for (int seed = 1; seed <= 2; ++seed) {
+    Rng rng(std::uint64_t(seed) * 521);
+    const Index n = 240;
+    for (Index ni : {Index(0), Index(17), Index(120), n}) {
+      const bool every = ni == n && seed == 2;  // `all` (GrB_ALL) in place of the list
+      std::vector<Index> shuffled(static_cast<std::size_t>(n));
+      for (Index i = 0; i < n; ++i) shuffled[std::size_t(i)] = i;
+      std::shuffle(shuffled.begin(), shuffled.end(), rng);
+      const std::vector<std::uint32_t> idx(shuffled.begin(), shuffled.begin() + ni);
+      std::vector<GrB_Index> gidx(idx.begin(), idx.end());
+      gidx.reserve(1);
+      const GrB_Index* pidx = every ? GrB_ALL : gidx.data();
+      for (double ud : {0.3, 1.0}) {
+        Tuples<Z> u0 = random_tuples<Z>(rng, ni, ud);
+        Tuples<Z> w0 = random_tuples<Z>(rng, n, 0.4);
+        Tuples<double> mask = random_mask(rng, ni, 0.5);
+        Vector<Z> u = gb_vector(u0, b);
+        GVec gu = grb_vector(u0);
+        for (const MaskCase& mc : masks) {
+          for (int accum : {0, 1, 2}) {
+            for (int source : {0, 1, 2}) {  // u, a value, an empty Scalar
+              GrB_Scalar empty = nullptr;
+              OPS_GRB(GrB_Scalar_new(&empty, Grb<Z>::type()));
+              auto gb_run = [&](auto& w, const auto& m, const auto& acc, const Descriptor& d) {
+                auto with_list = [&](const auto& list) {
+                  if (source == 0) gbcuda::subassign(w, m, acc, u, list, d);
+                  else if (source == 1) gbcuda::subassign(w, m, acc, scalar, list, d);
+                  else gbcuda::subassign(w, m, acc, gbcuda::Scalar<Z>{}, list, d);
+                };
+                if (every) with_list(gbcuda::all);
+                else with_list(idx);
+              };
+              auto grb_run = [&](GrB_Vector w, GrB_Vector m, GrB_BinaryOp acc, GrB_Descriptor d) {
+                if (source == 1) return Grb<Z>::subassign_indexed(w, m, acc, scalar, pidx, GrB_Index(ni), d);
+                if (source == 2) return GxB_Vector_subassign_Scalar(w, m, acc, empty, pidx, GrB_Index(ni), d);
+                return GxB_Vector_subassign(w, m, acc, gu.v, pidx, GrB_Index(ni), d);
+              };
+              auto [got, want] = run_both<Z>(b, w0, mask, mc, accum, Descriptor{}, false, false, gb_run, grb_run);
+              GrB_Scalar_free(&empty);
+              auto r = same_vector(got, want, Check::Exact);
+              EXPECT_TRUE(r) << "subassign "
+                             << (source == 0   ? "vector"
+                                 : source == 1 ? "value"
+                                               : "empty scalar")
+                             << " seed " << seed << " indices " << ni << (every ? " (all)" : "") << " u-density " << ud
+                             << " " << mc.str() << " " << accum_name(accum);
+              budget.charge(bool(r));
+              if (budget.spent()) return;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+TEST_P(OpsTest, SubassignDouble) { subassign_suite<double>(b(), 2.5); }
+TEST_P(OpsTest, SubassignInt32) { subassign_suite<std::int32_t>(b(), -3); }
+TEST_P(OpsTest, SubassignBool) { subassign_suite<bool>(b(), false); }
+TEST_P(OpsTest, SubassignRefusesBadInput) {
+  Vector<double> w = Vector<double>::from_tuples(10, {1, 5}, {1.0, 2.0}, b());
+  const Vector<double> u = Vector<double>::full(3, 1.0, b());
+  const std::vector<Index> twice{1, 4, 1}, outside{1, 4, 10}, fine{1, 4, 7};
+  for (const auto* idx : {&twice, &outside}) {
+    try {
+      gbcuda::subassign(w, gbcuda::no_mask, gbcuda::no_accum, u, *idx);
+      ADD_FAILURE() << "bad index list accepted";
+    } catch (const gbcuda::Error& e) {
+      EXPECT_EQ(e.status(), gbcuda::Status::InvalidIndex) << e.what();
+    }
+  }
+  EXPECT_THROW(gbcuda::subassign(w, gbcuda::no_mask, gbcuda::no_accum, u, gbcuda::all), gbcuda::Error);  // |u| 3
+  EXPECT_THROW(gbcuda::subassign(w, Vector<bool>(10, b()), gbcuda::no_accum, u, fine), gbcuda::Error);   // mask 10
+  EXPECT_EQ(tuples_of(w).idx, (std::vector<Index>{1, 5})) << "a refused subassign changed w";
+}
+
+// GrB_ALL (`all`) for the vector assign (of a vector, a value and a Scalar) and extract, against
+// GraphBLAS given GrB_ALL; u may be w.
+TEST_P(OpsTest, AllIndicesMatchGraphBLAS) {
+  Rng rng(613);
+  const Index n = 200;
+  const Tuples<double> u0 = random_tuples<double>(rng, n, 0.3), w0 = random_tuples<double>(rng, n, 0.4);
+  const Tuples<double> m0 = random_mask(rng, n, 0.5);
+  const Vector<double> u = gb_vector(u0, b()), mask = gb_vector(m0, b());
+  const GVec gu = grb_vector(u0), gm = grb_vector(m0);
+  auto check = [&](const char* what, auto&& ours, auto&& theirs) {
+    Vector<double> w = gb_vector(w0, b());
+    ours(w);
+    GVec gw = grb_vector(w0);
+    OPS_GRB(theirs(gw.v));
+    EXPECT_TRUE(same_vector(tuples_of(w), tuples_of<double>(gw.v), Check::Exact)) << what;
+    EXPECT_EQ(w.backend(), b());
+  };
+  check(
+      "assign u", [&](Vector<double>& w) { gbcuda::assign(w, mask, gbcuda::Plus<double>{}, u, gbcuda::all); },
+      [&](GrB_Vector w) { return GrB_Vector_assign(w, gm.v, GrB_PLUS_FP64, gu.v, GrB_ALL, n, GrB_NULL); });
+  check(
+      "assign value",
+      [&](Vector<double>& w) { gbcuda::assign(w, mask, gbcuda::no_accum, 3.5, gbcuda::all, gbcuda::desc::RC); },
+      [&](GrB_Vector w) { return GrB_Vector_assign_FP64(w, gm.v, GrB_NULL, 3.5, GrB_ALL, n, GrB_DESC_RC); });
+  check(
+      "assign an empty Scalar",
+      [&](Vector<double>& w) { gbcuda::assign(w, mask, gbcuda::no_accum, gbcuda::Scalar<double>{}, gbcuda::all); },
+      [&](GrB_Vector w) {
+        const GScalar s{gbcuda::Scalar<double>{}};
+        return GrB_Vector_assign_Scalar(w, gm.v, GrB_NULL, s.s, GrB_ALL, n, GrB_NULL);
+      });
+  check(
+      "extract", [&](Vector<double>& w) { gbcuda::extract(w, mask, gbcuda::Min<double>{}, u, gbcuda::all); },
+      [&](GrB_Vector w) { return GrB_Vector_extract(w, gm.v, GrB_MIN_FP64, gu.v, GrB_ALL, n, GrB_NULL); });
+  check(
+      "extract from w itself", [&](Vector<double>& w) { gbcuda::extract(w, w, gbcuda::no_accum, w, gbcuda::all); },
+      [&](GrB_Vector w) { return GrB_Vector_extract(w, w, GrB_NULL, w, GrB_ALL, n, GrB_NULL); });
+  Vector<double> shorter(n - 1, b());
+  EXPECT_THROW(gbcuda::extract(shorter, gbcuda::no_mask, gbcuda::no_accum, u, gbcuda::all), gbcuda::Error);
+}
+
 // ---- extract with an index list -----------------------------------------------------------------
 // w<mask> = accum(w, u(I)) against GrB_Vector_extract: I with repeats and in no order, u sparse,
 // bitmap and full, every mask case and accumulator.

@@ -28,6 +28,11 @@
 //   assign_col(C, mask, accum, u, I, j, desc)         C<mask>(I, j) = accum(C(I, j), u) (GrB_Col_assign)
 //   assign(C, mask, accum, A or x, I, J, desc)        C<mask>(I, J) = accum(C(I, J), A or x)
 //                                                     (GrB_Matrix_assign, GrB_Matrix_assign_<T>)
+//   subassign(C, mask, accum, A or x, I, J, desc)     C(I, J)<mask> = accum(C(I, J), A or x), the
+//                                                     mask of the region's shape (GxB_subassign)
+//   subassign_row / subassign_col(C, mask, accum, u, ...)  the same on a row or a column
+//                                                     (GxB_Row_subassign, GxB_Col_subassign)
+//   Index lists: any IndexList (index_list.hpp), `all` for GrB_ALL.
 //   kronecker(C, mask, accum, op, A, B[, desc])       ... kron(A, B) (GrB_Matrix_kronecker_BinaryOp)
 //   diag(C, v, k)                                     C = v on diagonal k (GrB_Matrix_diag)
 //   resize(A, nrows, ncols), resize(u, n)             new sizes, the entries outside dropped
@@ -801,6 +806,18 @@ void extract(Matrix<T>& C, const MaskArg& mask, const Accum& accum, const Matrix
 } catch (const std::bad_alloc&) {
   detail::throw_out_of_memory_in("extract");
 }
+// The same with I and J any IndexList (index_list.hpp): another integer type, or `all` (GrB_ALL).
+template <class T, class MaskArg, class Accum, IndexList RI, IndexList RJ>
+requires(!(detail::is_index_span_v<RI> &&
+           detail::is_index_span_v<RJ>)) void extract(Matrix<T>& C, const MaskArg& mask, const Accum& accum,
+                                                      const Matrix<T>& A, const RI& I, const RJ& J,
+                                                      const Descriptor& d = {}, Backend where = Backend::Host) try {
+  const detail::Indices rows(I, d.transpose_a ? A.ncols() : A.nrows(), "extract: row index");
+  const detail::Indices cols(J, d.transpose_a ? A.nrows() : A.ncols(), "extract: column index");
+  extract(C, mask, accum, A, rows.span(), cols.span(), d, where);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("extract");
+}
 
 namespace detail {
 
@@ -962,14 +979,40 @@ void assign(Matrix<T>& C, const MaskArg& mask, const Accum& accum, const Scalar<
   }
 }
 
-namespace detail {
-
-// 0, 1, ..., n - 1: GrB_ALL as an index list.
-inline std::vector<Index> every_index(Index n) {
-  std::vector<Index> all(static_cast<std::size_t>(n));
-  for (Index k = 0; k < n; ++k) all[std::size_t(k)] = k;
-  return all;
+// The three assigns with I and J any IndexList (index_list.hpp): another integer type, or `all`
+// (GrB_ALL).
+template <class T, class MaskArg, class Accum, IndexList RI, IndexList RJ>
+requires(!(detail::is_index_span_v<RI> &&
+           detail::is_index_span_v<RJ>)) void assign(Matrix<T>& C, const MaskArg& mask, const Accum& accum,
+                                                     const Matrix<T>& A, const RI& I, const RJ& J,
+                                                     const Descriptor& d = {}, Backend where = Backend::Host) try {
+  const detail::Indices rows(I, C.nrows(), "assign: row index"), cols(J, C.ncols(), "assign: column index");
+  assign(C, mask, accum, A, rows.span(), cols.span(), d, where);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("assign");
 }
+template <class T, class MaskArg, class Accum, IndexList RI, IndexList RJ>
+requires(!(detail::is_index_span_v<RI> &&
+           detail::is_index_span_v<RJ>)) void assign(Matrix<T>& C, const MaskArg& mask, const Accum& accum, const T& x,
+                                                     const RI& I, const RJ& J, const Descriptor& d = {},
+                                                     Backend where = Backend::Host) try {
+  const detail::Indices rows(I, C.nrows(), "assign: row index"), cols(J, C.ncols(), "assign: column index");
+  assign(C, mask, accum, x, rows.span(), cols.span(), d, where);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("assign");
+}
+template <class T, class MaskArg, class Accum, IndexList RI, IndexList RJ>
+requires(!(detail::is_index_span_v<RI> &&
+           detail::is_index_span_v<RJ>)) void assign(Matrix<T>& C, const MaskArg& mask, const Accum& accum,
+                                                     const Scalar<T>& s, const RI& I, const RJ& J,
+                                                     const Descriptor& d = {}, Backend where = Backend::Host) try {
+  const detail::Indices rows(I, C.nrows(), "assign: row index"), cols(J, C.ncols(), "assign: column index");
+  assign(C, mask, accum, s, rows.span(), cols.span(), d, where);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("assign");
+}
+
+namespace detail {
 
 // v as a 1 x v.size() matrix in `where` (its entries, sorted, are the row's columns).
 template <class T>
@@ -1008,6 +1051,21 @@ Vector<T> line_of(const Matrix<T>& A, Index i, bool column, Backend where) {
   return line;
 }
 
+// C's row i (column i when `column`) replaced by `line`, a vector over C's columns (rows): the
+// line as a 1 x n matrix assigned to ({i}, all) (to (all, {i}), transposed).
+template <class T>
+void write_line(Matrix<T>& C, const Vector<T>& line, Index i, bool column, Backend where) {
+  const Index at[1] = {i};
+  const std::span<const Index> one(at, 1);
+  if (!column) {
+    assign(C, no_mask, no_accum, row_matrix(line, where), one, all, {}, where);
+  } else {
+    Descriptor transposed;
+    transposed.transpose_a = true;  // the 1 x nrows row, assigned as a column
+    assign(C, no_mask, no_accum, row_matrix(line, where), all, one, transposed, where);
+  }
+}
+
 }  // namespace detail
 
 // w<mask> = accum(w, A(I, j)) (GrB_Col_extract; desc.transpose_a: A'(I, j), that is row j of A at
@@ -1038,9 +1096,7 @@ void assign_row(Matrix<T>& C, const MaskArg& mask, const Accum& accum, const Vec
                 std::span<const Index> J, const Descriptor& d = {}, Backend where = Backend::Host) try {
   Vector<T> row = detail::line_of(C, i, /*column=*/false, where);
   assign(row, mask, accum, u, J, d);
-  const Index at[1] = {i};
-  const std::vector<Index> all = detail::every_index(C.ncols());
-  assign(C, no_mask, no_accum, detail::row_matrix(row, where), std::span<const Index>(at, 1), all, {}, where);
+  detail::write_line(C, row, i, /*column=*/false, where);
 } catch (const std::bad_alloc&) {
   detail::throw_out_of_memory_in("assign_row");
 }
@@ -1052,13 +1108,127 @@ void assign_col(Matrix<T>& C, const MaskArg& mask, const Accum& accum, const Vec
                 Index j, const Descriptor& d = {}, Backend where = Backend::Host) try {
   Vector<T> col = detail::line_of(C, j, /*column=*/true, where);
   assign(col, mask, accum, u, I, d);
-  const Index at[1] = {j};
-  const std::vector<Index> all = detail::every_index(C.nrows());
-  Descriptor transposed;
-  transposed.transpose_a = true;  // the 1 x nrows row, assigned as a column
-  assign(C, no_mask, no_accum, detail::row_matrix(col, where), all, std::span<const Index>(at, 1), transposed, where);
+  detail::write_line(C, col, j, /*column=*/true, where);
 } catch (const std::bad_alloc&) {
   detail::throw_out_of_memory_in("assign_col");
+}
+
+// extract_col, assign_row and assign_col with the list any IndexList (index_list.hpp): another
+// integer type, or `all` (GrB_ALL).
+template <class T, class MaskArg, class Accum, IndexList RI>
+requires(!detail::is_index_span_v<RI>) void extract_col(Vector<T>& w, const MaskArg& mask, const Accum& accum,
+                                                        const Matrix<T>& A, const RI& I, Index j,
+                                                        const Descriptor& d = {}) try {
+  const detail::Indices rows(I, d.transpose_a ? A.ncols() : A.nrows(), "extract_col: row index");
+  extract_col(w, mask, accum, A, rows.span(), j, d);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("extract_col");
+}
+template <class T, class MaskArg, class Accum, IndexList RJ>
+requires(!detail::is_index_span_v<RJ>) void assign_row(Matrix<T>& C, const MaskArg& mask, const Accum& accum,
+                                                       const Vector<T>& u, Index i, const RJ& J,
+                                                       const Descriptor& d = {}, Backend where = Backend::Host) try {
+  const detail::Indices cols(J, C.ncols(), "assign_row: column index");
+  assign_row(C, mask, accum, u, i, cols.span(), d, where);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("assign_row");
+}
+template <class T, class MaskArg, class Accum, IndexList RI>
+requires(!detail::is_index_span_v<RI>) void assign_col(Matrix<T>& C, const MaskArg& mask, const Accum& accum,
+                                                       const Vector<T>& u, const RI& I, Index j,
+                                                       const Descriptor& d = {}, Backend where = Backend::Host) try {
+  const detail::Indices rows(I, C.nrows(), "assign_col: row index");
+  assign_col(C, mask, accum, u, rows.span(), j, d, where);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("assign_col");
+}
+
+namespace detail {
+// GxB_Matrix_subassign's three steps in `where`: S = C(I, J); step(S), which is S<mask> =
+// accum(S, source); C(I, J) = S. C changes only in the last step (an assign: all or nothing).
+template <class T, class Step>
+void subassign_region(Matrix<T>& C, std::span<const Index> I, std::span<const Index> J, Backend where,
+                      const Step& step) {
+  assign_positions(I, C.nrows(), "subassign: row index");
+  assign_positions(J, C.ncols(), "subassign: column index");
+  Matrix<T> S;
+  extract(S, no_mask, no_accum, C, I, J, {}, where);
+  step(S);
+  assign(C, no_mask, no_accum, S, I, J, {}, where);
+}
+}  // namespace detail
+
+// C(I, J)<mask> = accum(C(I, J), A) (GxB_Matrix_subassign; desc.transpose_a: A' is assigned): as
+// the assign, except that the mask is |I| x |J|, the region's shape, and with desc.replace acts on
+// the region alone. C(I[r], J[s]) takes A(r, s) (accumulated with accum; without one, an entry A
+// lacks deletes it) where mask(r, s) allows, keeps its entry where the mask does not (deleted with
+// replace); C outside the region is unchanged. I and J: any IndexList (`all` included), distinct
+// indices of C (else Error(InvalidIndex)). In `where` as an extract, a write of A into the region
+// under the mask and an assign; costs O(nnz(C)) as the assign.
+template <class T, class MaskArg, class Accum, IndexList RI, IndexList RJ>
+void subassign(Matrix<T>& C, const MaskArg& mask, const Accum& accum, const Matrix<T>& A, const RI& I, const RJ& J,
+               const Descriptor& d = {}, Backend where = Backend::Host) try {
+  const detail::Indices rows(I, C.nrows(), "subassign: row index"), cols(J, C.ncols(), "subassign: column index");
+  const Matrix<T>& src = d.transpose_a ? A.transpose() : A;
+  if (src.nrows() != rows.size()) detail::throw_dimension_mismatch("subassign rows", rows.size(), src.nrows());
+  if (src.ncols() != cols.size()) detail::throw_dimension_mismatch("subassign columns", cols.size(), src.ncols());
+  Descriptor region = d;
+  region.transpose_a = false;
+  detail::subassign_region(C, rows.span(), cols.span(), where, [&](Matrix<T>& S) {
+    Matrix<T> t = src;
+    detail::write_matrix(S, mask, accum, region, std::move(t), where, "subassign", where == Backend::Cuda);
+  });
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("subassign");
+}
+// C(I, J)<mask> = accum(C(I, J), x) (GxB_Matrix_subassign_<T>): every position of the region the
+// mask allows takes x.
+template <class T, class MaskArg, class Accum, IndexList RI, IndexList RJ>
+void subassign(Matrix<T>& C, const MaskArg& mask, const Accum& accum, const T& x, const RI& I, const RJ& J,
+               const Descriptor& d = {}, Backend where = Backend::Host) try {
+  const detail::Indices rows(I, C.nrows(), "subassign: row index"), cols(J, C.ncols(), "subassign: column index");
+  detail::subassign_region(C, rows.span(), cols.span(), where,
+                           [&](Matrix<T>& S) { assign(S, mask, accum, x, all, all, d, where); });
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("subassign");
+}
+// GxB_Matrix_subassign_Scalar: an empty s deletes the region's entries the mask allows (none with
+// accum).
+template <class T, class MaskArg, class Accum, IndexList RI, IndexList RJ>
+void subassign(Matrix<T>& C, const MaskArg& mask, const Accum& accum, const Scalar<T>& s, const RI& I, const RJ& J,
+               const Descriptor& d = {}, Backend where = Backend::Host) try {
+  const detail::Indices rows(I, C.nrows(), "subassign: row index"), cols(J, C.ncols(), "subassign: column index");
+  Descriptor region = d;
+  region.transpose_a = false;
+  detail::subassign_region(C, rows.span(), cols.span(), where,
+                           [&](Matrix<T>& S) { assign(S, mask, accum, s, all, all, region, where); });
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("subassign");
+}
+
+// C(i, J)<mask> = accum(C(i, J), u') (GxB_Row_subassign): the mask has J's length (u's) and, with
+// desc.replace, acts on the listed positions of row i alone. Runs as the vector subassign on row i,
+// written back into C; O(nnz(C) + ncols) in `where`.
+template <class T, class MaskArg, class Accum, IndexList RJ>
+void subassign_row(Matrix<T>& C, const MaskArg& mask, const Accum& accum, const Vector<T>& u, Index i, const RJ& J,
+                   const Descriptor& d = {}, Backend where = Backend::Host) try {
+  const detail::Indices cols(J, C.ncols(), "subassign_row: column index");
+  Vector<T> row = detail::line_of(C, i, /*column=*/false, where);
+  subassign(row, mask, accum, u, cols.span(), d);
+  detail::write_line(C, row, i, /*column=*/false, where);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("subassign_row");
+}
+// C(I, j)<mask> = accum(C(I, j), u) (GxB_Col_subassign): as subassign_row for column j.
+template <class T, class MaskArg, class Accum, IndexList RI>
+void subassign_col(Matrix<T>& C, const MaskArg& mask, const Accum& accum, const Vector<T>& u, const RI& I, Index j,
+                   const Descriptor& d = {}, Backend where = Backend::Host) try {
+  const detail::Indices rows(I, C.nrows(), "subassign_col: row index");
+  Vector<T> col = detail::line_of(C, j, /*column=*/true, where);
+  subassign(col, mask, accum, u, rows.span(), d);
+  detail::write_line(C, col, j, /*column=*/true, where);
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("subassign_col");
 }
 
 // C = kron(A, B) (GrB_Matrix_kronecker_BinaryOp): C(i * mb + k, j * nb + l) = op(A(i, j), B(k, l))

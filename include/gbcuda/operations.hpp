@@ -6,6 +6,8 @@
 //   assign(w, mask, accum, u, desc)                w<mask> = accum(w, u) at every index
 //   assign(w, mask, accum, u or scalar, indices, desc)  w<mask>(indices) = accum(w(indices), u)
 //   extract(w, mask, accum, u, indices, desc)      w<mask> = accum(w, u(indices))
+//   subassign(w, mask, accum, u or x, indices, desc)  w(indices)<mask> = accum(w(indices), u)
+// Index lists: any IndexList (index_list.hpp), `all` for GrB_ALL.
 //   apply(w, mask, accum, unary_op, u, desc)       w<mask> = accum(w, op(u)); unary_op may be a
 //                                                  bound binary op: bind_first(op, s) / bind_second
 //   select(w, mask, accum, pred, u, thunk, desc)   w<mask> = accum(w, u's entries where pred holds)
@@ -35,6 +37,7 @@
 #include <vector>
 
 #include "gbcuda/detail/dispatch.hpp"
+#include "gbcuda/index_list.hpp"
 #include "gbcuda/scalar.hpp"
 
 namespace gbcuda {
@@ -136,16 +139,17 @@ inline Array<Index> indices_on_device(std::span<const Index> idx) {
 }
 // An assign's index list: every index below n, none twice (GraphBLAS leaves duplicates
 // undefined; here they are an error, so no result depends on which write wins).
-inline void check_assign_indices(std::span<const Index> idx, Index n) {
+inline void check_assign_indices(std::span<const Index> idx, Index n, const char* what = "assign") {
   std::vector<Index> sorted(idx.begin(), idx.end());
   std::sort(sorted.begin(), sorted.end());
   if (!sorted.empty() && (sorted.front() < 0 || sorted.back() >= n))
-    throw Error(Status::InvalidIndex, "assign: index " +
+    throw Error(Status::InvalidIndex, std::string(what) + ": index " +
                                           std::to_string(sorted.front() < 0 ? sorted.front() : sorted.back()) +
                                           " is outside a vector of length " + std::to_string(n));
   auto dup = std::adjacent_find(sorted.begin(), sorted.end());
   if (dup != sorted.end())
-    throw Error(Status::InvalidIndex, "assign: index " + std::to_string(*dup) + " appears twice in the index list");
+    throw Error(Status::InvalidIndex,
+                std::string(what) + ": index " + std::to_string(*dup) + " appears twice in the index list");
 }
 }  // namespace detail
 
@@ -193,14 +197,17 @@ void assign(Vector<T>& w, const MaskArg& mask, const Accum& accum, const Vector<
 } catch (const std::bad_alloc&) {
   detail::throw_out_of_memory_in("assign");
 }
-// The same with the indices in any integer type (std::vector<int>, GraphBLAS's GrB_Index, ...).
-template <class T, class MaskArg, class Accum, IndexRange R>
-requires(!std::is_convertible_v<const R&, std::span<const Index>>) void assign(Vector<T>& w, const MaskArg& mask,
-                                                                               const Accum& accum, const Vector<T>& u,
-                                                                               const R& indices,
-                                                                               const Descriptor& d = {}) try {
-  const std::vector<Index> idx = detail::to_indices(indices, "assign: index");
-  assign(w, mask, accum, u, std::span<const Index>(idx), d);
+// The same with the indices in any integer type (std::vector<int>, GraphBLAS's GrB_Index, ...), or
+// `all` (GrB_ALL): then it is the assign at every index above.
+template <class T, class MaskArg, class Accum, IndexList R>
+requires(!detail::is_index_span_v<R>) void assign(Vector<T>& w, const MaskArg& mask, const Accum& accum,
+                                                  const Vector<T>& u, const R& indices, const Descriptor& d = {}) try {
+  if constexpr (std::is_same_v<R, AllIndices>) {
+    assign(w, mask, accum, u, d);
+  } else {
+    const detail::Indices idx(indices, w.size(), "assign: index");
+    assign(w, mask, accum, u, idx.span(), d);
+  }
 } catch (const std::bad_alloc&) {
   detail::throw_out_of_memory_in("assign");
 }
@@ -212,13 +219,15 @@ void assign(Vector<T>& w, const MaskArg& mask, const Accum& accum, T scalar, std
 } catch (const std::bad_alloc&) {
   detail::throw_out_of_memory_in("assign");
 }
-template <class T, class MaskArg, class Accum, IndexRange R>
-requires(!std::is_convertible_v<const R&, std::span<const Index>>) void assign(Vector<T>& w, const MaskArg& mask,
-                                                                               const Accum& accum, T scalar,
-                                                                               const R& indices,
-                                                                               const Descriptor& d = {}) try {
-  const std::vector<Index> idx = detail::to_indices(indices, "assign: index");
-  assign(w, mask, accum, scalar, std::span<const Index>(idx), d);
+template <class T, class MaskArg, class Accum, IndexList R>
+requires(!detail::is_index_span_v<R>) void assign(Vector<T>& w, const MaskArg& mask, const Accum& accum, T scalar,
+                                                  const R& indices, const Descriptor& d = {}) try {
+  if constexpr (std::is_same_v<R, AllIndices>) {
+    assign(w, mask, accum, scalar, d);
+  } else {
+    const detail::Indices idx(indices, w.size(), "assign: index");
+    assign(w, mask, accum, scalar, idx.span(), d);
+  }
 } catch (const std::bad_alloc&) {
   detail::throw_out_of_memory_in("assign");
 }
@@ -259,14 +268,19 @@ void extract(Vector<T>& w, const MaskArg& mask, const Accum& accum, const Vector
 } catch (const std::bad_alloc&) {
   detail::throw_out_of_memory_in("extract");
 }
-// The same with the indices in any integer type (std::vector<int>, GraphBLAS's GrB_Index, ...).
-template <class T, class MaskArg, class Accum, IndexRange R>
-requires(!std::is_convertible_v<const R&, std::span<const Index>>) void extract(Vector<T>& w, const MaskArg& mask,
-                                                                                const Accum& accum, const Vector<T>& u,
-                                                                                const R& indices,
-                                                                                const Descriptor& d = {}) try {
-  const std::vector<Index> idx = detail::to_indices(indices, "extract: index");
-  extract(w, mask, accum, u, std::span<const Index>(idx), d);
+// The same with the indices in any integer type (std::vector<int>, GraphBLAS's GrB_Index, ...), or
+// `all` (GrB_ALL): w<mask> = accum(w, u), w of u's size (the assign at every index).
+template <class T, class MaskArg, class Accum, IndexList R>
+requires(!detail::is_index_span_v<R>) void extract(Vector<T>& w, const MaskArg& mask, const Accum& accum,
+                                                   const Vector<T>& u, const R& indices, const Descriptor& d = {}) try {
+  if constexpr (std::is_same_v<R, AllIndices>) {
+    if (w.size() != u.size())
+      detail::throw_dimension_mismatch("extract (w against the index list)", u.size(), w.size());
+    assign(w, mask, accum, u, d);
+  } else {
+    const detail::Indices idx(indices, u.size(), "extract: index");
+    extract(w, mask, accum, u, idx.span(), d);
+  }
 } catch (const std::bad_alloc&) {
   detail::throw_out_of_memory_in("extract");
 }
@@ -554,6 +568,70 @@ void assign(Vector<T>& w, const MaskArg& mask, const Accum& accum, const Scalar<
             const Descriptor& d = {}) {
   if (s.empty()) assign(w, mask, accum, Vector<T>(Index(indices.size()), w.backend()), indices, d);
   else assign(w, mask, accum, *s.value(), indices, d);
+}
+template <class T, class MaskArg, class Accum, IndexList R>
+requires(!detail::is_index_span_v<R>) void assign(Vector<T>& w, const MaskArg& mask, const Accum& accum,
+                                                  const Scalar<T>& s, const R& indices, const Descriptor& d = {}) {
+  if constexpr (std::is_same_v<R, AllIndices>) {
+    assign(w, mask, accum, s, d);
+  } else {
+    const detail::Indices idx(indices, w.size(), "assign: index");
+    assign(w, mask, accum, s, idx.span(), d);
+  }
+}
+
+namespace detail {
+// GxB_Vector_subassign's three steps in w's backend: s = w(idx); step(s), which is s<mask> =
+// accum(s, source); w(idx) = s. w changes only in the last step (an assign: all or nothing).
+template <class T, class MaskArg, class Step>
+void subassign_region(Vector<T>& w, const MaskArg& mask, std::span<const Index> idx, const Step& step) {
+  if constexpr (!std::is_same_v<MaskArg, NoMask>)
+    if (mask.size() != Index(idx.size()))
+      throw_dimension_mismatch("subassign (the mask against the index list)", Index(idx.size()), mask.size());
+  check_assign_indices(idx, w.size(), "subassign");
+  Vector<T> s(Index(idx.size()), w.backend());
+  extract(s, no_mask, no_accum, w, idx);
+  step(s);
+  assign(w, no_mask, no_accum, s, idx);
+}
+}  // namespace detail
+
+// w(indices)<mask> = accum(w(indices), u) (GxB_Vector_subassign): as the assign with an index
+// list, except that the mask has the list's length and, with desc.replace, acts on the listed
+// positions alone. w(indices[k]) takes u(k) (accumulated with accum; without one an absent u(k)
+// deletes it) where mask(k) allows, keeps its entry where the mask does not (deleted with
+// replace); positions not listed keep theirs. indices: any IndexList (`all` included), distinct
+// and below w.size() (else Error(InvalidIndex)). In w's backend as an extract, a whole-vector
+// assign and an indexed assign; costs O(w.size()).
+template <class T, class MaskArg, class Accum, IndexList R>
+void subassign(Vector<T>& w, const MaskArg& mask, const Accum& accum, const Vector<T>& u, const R& indices,
+               const Descriptor& d = {}) try {
+  const detail::Indices idx(indices, w.size(), "subassign: index");
+  if (u.size() != idx.size())
+    detail::throw_dimension_mismatch("subassign (u against the index list)", idx.size(), u.size());
+  detail::subassign_region(w, mask, idx.span(), [&](Vector<T>& s) { assign(s, mask, accum, u, d); });
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("subassign");
+}
+// w(indices)<mask> = accum(w(indices), x) (GxB_Vector_subassign_<T>): every listed position the
+// mask allows takes x.
+template <class T, class MaskArg, class Accum, IndexList R>
+void subassign(Vector<T>& w, const MaskArg& mask, const Accum& accum, T x, const R& indices,
+               const Descriptor& d = {}) try {
+  const detail::Indices idx(indices, w.size(), "subassign: index");
+  detail::subassign_region(w, mask, idx.span(), [&](Vector<T>& s) { assign(s, mask, accum, x, d); });
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("subassign");
+}
+// GxB_Vector_subassign_Scalar: an empty s deletes the listed positions the mask allows (none with
+// accum).
+template <class T, class MaskArg, class Accum, IndexList R>
+void subassign(Vector<T>& w, const MaskArg& mask, const Accum& accum, const Scalar<T>& x, const R& indices,
+               const Descriptor& d = {}) try {
+  const detail::Indices idx(indices, w.size(), "subassign: index");
+  detail::subassign_region(w, mask, idx.span(), [&](Vector<T>& s) { assign(s, mask, accum, x, d); });
+} catch (const std::bad_alloc&) {
+  detail::throw_out_of_memory_in("subassign");
 }
 
 // select with the thunk as a Scalar (GrB_Vector_select_Scalar): an empty thunk is

@@ -68,6 +68,7 @@ void run_matrix_scalar(Case& c);  // reduce a matrix to a scalar, extract_tuples
 void run_matrix_ewise(Case& c);   // ewise_add / ewise_mult / kronecker of matrices
 void run_matrix_index(Case& c);   // transpose, extract and assign of matrices
 void run_matrix_line(Case& c);    // extract_col, assign_row, assign_col: one row or column
+void run_subassign(Case& c);      // GxB_subassign of vectors, matrices, rows and columns
 
 // ---- types and operators ----------------------------------------------------------------------
 template <class T>

@@ -427,8 +427,138 @@ void matrix_line_case(Case& c) {
   compare_matrix(c, M.a, gM.m);
 }
 
+// An index list for a subassign: `all` where every index in order was drawn (GraphBLAS gets
+// GrB_ALL), else the list itself.
+template <class F>
+void with_list(bool all, const std::vector<Index>& idx, F&& f) {
+  if (all) f(gbcuda::all);
+  else f(idx);
+}
+
+// GxB_subassign: w(I)<m> = accum(w(I), u or x), C(I, J)<M> = accum(C(I, J), A, A' or x), C(i, J)<m'>
+// = accum(C(i, J), u') and C(I, j)<m> = accum(C(I, j), u): the mask of the region's shape (value or
+// structural, complemented or not, replace or not), an accumulator or none, the lists distinct in
+// any order or every index (`all` for gbcuda, GrB_ALL for GraphBLAS).
+template <class T>
+void subassign_case(Case& c) {
+  const int op = c.pick(5);         // 0: vector from u, 1: vector from x, 2: matrix from A, 3: matrix from x, 4: a line
+  static const GrB_Index none = 0;  // an empty list: GraphBLAS refuses a null pointer
+  const T x = draw_value<T>(c);
+  if (op == 2 || op == 3) {
+    const bool ta = op == 2 && c.chance(0.3);
+    MatrixMask<T> mask;
+    mask.draw(c);
+    const Accum acc = draw_accum<T>(c, Accums::Few);
+    const Index rows = mxm_side(c), cols = mxm_side(c);  // C's shape
+    bool all_i = false, all_j = false;
+    const std::vector<Index> I = assign_indices(c, rows, all_i), J = assign_indices(c, cols, all_j);
+    const Index ni = Index(I.size()), nj = Index(J.size());
+    c.note(std::string("subassign-matrix<") + type_name<T>() + ">" + (op == 3 ? " x=" + value_string(x) : "") +
+           (ta ? " A'" : "") + " |I| " + std::to_string(ni) + (all_i ? " (all)" : "") + " |J| " + std::to_string(nj) +
+           (all_j ? " (all)" : "") + mask.text() + (acc.has ? " accum " + std::string(bin_name(acc.op)) : ""));
+    MatrixInput<T> C = make_matrix<T>(c, "C", rows, cols);
+    std::optional<MatrixInput<T>> A;
+    if (op == 2) A = ta ? make_matrix<T>(c, "A'", nj, ni) : make_matrix<T>(c, "A", ni, nj);
+    mask.make(c, ni, nj);
+    Descriptor d = mask.descriptor();
+    d.transpose_a = ta;
+    GMat gC = grb_of(C.coo), gM = mask.grb_matrix(), gA;
+    if (A) gA = grb_of(A->coo);
+    for (GrB_Matrix g : {gC.m, gA.m, gM.m})
+      if (g) OPS_GRB(GxB_Matrix_Option_set(g, GxB_SPARSITY_CONTROL, GxB_SPARSE));
+    const std::vector<GrB_Index> gi = grb_indices(I), gj = grb_indices(J);
+    const GrB_Index* pi = all_i ? GrB_ALL : gi.empty() ? &none : gi.data();
+    const GrB_Index* pj = all_j ? GrB_ALL : gj.empty() ? &none : gj.data();
+    if (op == 2)
+      grb_ok(c,
+             GxB_Matrix_subassign(gC.m, gM.m, grb_accum<T>(acc), gA.m, pi, GrB_Index(ni), pj, GrB_Index(nj),
+                                  mask.grb(ta, false)),
+             "subassign");
+    else
+      grb_ok(c,
+             Grb<T>::msubassign(gC.m, gM.m, grb_accum<T>(acc), x, pi, GrB_Index(ni), pj, GrB_Index(nj),
+                                mask.grb(false, false)),
+             "subassign value");
+    with_few_accum<T>(acc, [&](const auto& a) {
+      mask.with([&](const auto& m) {
+        with_list(all_i, I, [&](const auto& li) {
+          with_list(all_j, J, [&](const auto& lj) {
+            if (op == 2) gbcuda::subassign(C.a, m, a, A->a, li, lj, d, c.b);
+            else gbcuda::subassign(C.a, m, a, x, li, lj, d, c.b);
+          });
+        });
+      });
+    });
+    compare_matrix(c, C.a, gC.m);
+    return;
+  }
+  // A vector, or a row or column of C: the list's positions of w or of the line.
+  const bool row = op == 4 && c.chance(0.5);
+  const Index rows = std::max<Index>(mxm_side(c), 1), cols = std::max<Index>(mxm_side(c), 1);  // C's shape
+  const Index n = op == 4 ? (row ? cols : rows) : c.length();
+  const Index line = op == 4 ? Index(c.pick(int(row ? rows : cols))) : 0;
+  bool all = false;
+  const std::vector<Index> idx = assign_indices(c, n, all);
+  const Index count = Index(idx.size());
+  const Accum acc = draw_accum<T>(c, op == 4 ? Accums::Few : Accums::All);
+  c.note(std::string(op == 4 ? (row ? "subassign-row<" : "subassign-col<") : "subassign-vector<") + type_name<T>() +
+         ">" + (op == 1 ? " x=" + value_string(x) : "") + (op == 4 ? " line " + std::to_string(line) : "") + " |I| " +
+         std::to_string(count) + (all ? " (all)" : "") + (acc.has ? " accum " + std::string(bin_name(acc.op)) : ""));
+  Mask<T> mask = draw_mask<T>(c, count, false);
+  if (mask.is == MaskIs::Output) {
+    mask.is = MaskIs::None;
+    c.note("(the mask has the list's length, not the output's: no mask)");
+  }
+  Descriptor d;
+  mask.set(d);
+  std::optional<MatrixInput<T>> C;
+  std::optional<Input<T>> w, u;
+  if (op == 4) C = make_matrix<T>(c, "C", rows, cols);
+  else w = make_vector<T>(c, "w", n, c.b);
+  if (op != 1) u = make_vector<T>(c, "u", count, c.b);
+  GMat gC;
+  GVec gw, gu;
+  if (C) {
+    gC = grb_of(C->coo);
+    OPS_GRB(GxB_Matrix_Option_set(gC.m, GxB_SPARSITY_CONTROL, GxB_SPARSE));
+  }
+  if (w) gw = ref_vector(w->t);
+  if (u) gu = ref_vector(u->t);
+  const std::vector<GrB_Index> gidx = grb_indices(idx);
+  const GrB_Index* pi = all ? GrB_ALL : gidx.empty() ? &none : gidx.data();
+  const GrB_Vector gm = grb_mask(mask, GrB_NULL, GrB_NULL);
+  const GrB_BinaryOp gacc = grb_accum<T>(acc);
+  if (op == 0) grb_ok(c, GxB_Vector_subassign(gw.v, gm, gacc, gu.v, pi, GrB_Index(count), mask.grb()), "subassign");
+  if (op == 1)
+    grb_ok(c, Grb<T>::subassign_indexed(gw.v, gm, gacc, x, pi, GrB_Index(count), mask.grb()), "subassign value");
+  if (op == 4 && row)
+    grb_ok(c, GxB_Row_subassign(gC.m, gm, gacc, gu.v, GrB_Index(line), pi, GrB_Index(count), mask.grb()),
+           "subassign_row");
+  if (op == 4 && !row)
+    grb_ok(c, GxB_Col_subassign(gC.m, gm, gacc, gu.v, pi, GrB_Index(count), GrB_Index(line), mask.grb()),
+           "subassign_col");
+  Vector<T> no_output(count, c.b);  // with_mask's output: never the mask here
+  auto ours = [&](const auto& a) {
+    with_mask(mask, no_output, nullptr, [&](const auto& m) {
+      with_list(all, idx, [&](const auto& list) {
+        if (op == 0) gbcuda::subassign(w->v, m, a, u->v, list, d);
+        if (op == 1) gbcuda::subassign(w->v, m, a, x, list, d);
+        if (op == 4 && row) gbcuda::subassign_row(C->a, m, a, u->v, line, list, d, c.b);
+        if (op == 4 && !row) gbcuda::subassign_col(C->a, m, a, u->v, list, line, d, c.b);
+      });
+    });
+  };
+  if (op == 4) with_few_accum<T>(acc, ours);
+  else with_accum<T>(acc, ours);
+  if (C) compare_matrix(c, C->a, gC.m);
+  else compare_vector(c, w->v, gw.v, c.b);
+}
+
 }  // namespace
 
+void run_subassign(Case& c) {
+  with_type(c, [&](auto t) { subassign_case<decltype(t)>(c); });
+}
 void run_matrix_index(Case& c) {
   with_type(c, [&](auto t) { matrix_index_case<decltype(t)>(c); });
 }

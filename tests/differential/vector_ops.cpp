@@ -131,9 +131,12 @@ void extract_case(Case& c) {
       GrB_Vector_extract(gw.v, grb_mask(mask, gw.v, GrB_NULL), grb_accum<T>(acc), gu, pi, GrB_Index(count), mask.grb()),
       "extract");
   const Vector<T>& input = alias_u ? w.v : u->v;
+  const bool pass_all = all && c.chance(0.5);  // gbcuda's `all` for GrB_ALL, else the list 0 ... n - 1
+  if (pass_all) c.note("indices=all");
   with_accum<T>(acc, [&](const auto& a) {
     with_mask(mask, w.v, nullptr, [&](const auto& m) {
-      with_index_list(c, idx, [&](const auto& list) { gbcuda::extract(w.v, m, a, input, list, d); });
+      if (pass_all) gbcuda::extract(w.v, m, a, input, gbcuda::all, d);
+      else with_index_list(c, idx, [&](const auto& list) { gbcuda::extract(w.v, m, a, input, list, d); });
     });
   });
   compare_vector(c, w.v, gw.v, c.b);

@@ -67,6 +67,14 @@ struct Grb;
                                    GrB_Index ni, GrB_Descriptor d) {                                                 \
       return GrB_Vector_assign_##SUFFIX(w, m, acc, x, i, ni, d);                                                     \
     }                                                                                                                \
+    static GrB_Info msubassign(GrB_Matrix c, GrB_Matrix m, GrB_BinaryOp acc, CT x, const GrB_Index* i, GrB_Index ni, \
+                               const GrB_Index* j, GrB_Index nj, GrB_Descriptor d) {                                 \
+      return GxB_Matrix_subassign_##SUFFIX(c, m, acc, x, i, ni, j, nj, d);                                           \
+    }                                                                                                                \
+    static GrB_Info subassign_indexed(GrB_Vector w, GrB_Vector m, GrB_BinaryOp acc, CT x, const GrB_Index* i,        \
+                                      GrB_Index ni, GrB_Descriptor d) {                                              \
+      return GxB_Vector_subassign_##SUFFIX(w, m, acc, x, i, ni, d);                                                  \
+    }                                                                                                                \
     static GrB_Info reduce(CT* s, GrB_Monoid mon, GrB_Vector u) {                                                    \
       return GrB_Vector_reduce_##SUFFIX(s, GrB_NULL, mon, u, GrB_NULL);                                              \
     }                                                                                                                \
