@@ -32,12 +32,12 @@
 //                                                     mask of the region's shape (GxB_subassign)
 //   subassign_row / subassign_col(C, mask, accum, u, ...)  the same on a row or a column
 //                                                     (GxB_Row_subassign, GxB_Col_subassign)
-//   Index lists: any IndexList (index_list.hpp), `all` for GrB_ALL.
 //   kronecker(C, mask, accum, op, A, B[, desc])       ... kron(A, B) (GrB_Matrix_kronecker_BinaryOp)
 //   diag(C, v, k)                                     C = v on diagonal k (GrB_Matrix_diag)
 //   resize(A, nrows, ncols), resize(u, n)             new sizes, the entries outside dropped
 //                                                     (GrB_Matrix_resize, GrB_Vector_resize)
 //   extract_tuples(A, I, J, X)                        A's entries as coordinates (host memory)
+// Index lists (I, J) are any IndexList (index_list.hpp): a range of any integer type, or `all`.
 // The mask is no_mask or a Matrix of any value type; the accumulator no_accum or a binary
 // operator; the descriptor's replace, mask_complement and mask_structural act as in GraphBLAS
 // (detail::write_matrix). Without a mask or an accumulator C is replaced by the result (a 0 x 0

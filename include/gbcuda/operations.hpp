@@ -7,7 +7,6 @@
 //   assign(w, mask, accum, u or scalar, indices, desc)  w<mask>(indices) = accum(w(indices), u)
 //   extract(w, mask, accum, u, indices, desc)      w<mask> = accum(w, u(indices))
 //   subassign(w, mask, accum, u or x, indices, desc)  w(indices)<mask> = accum(w(indices), u)
-// Index lists: any IndexList (index_list.hpp), `all` for GrB_ALL.
 //   apply(w, mask, accum, unary_op, u, desc)       w<mask> = accum(w, op(u)); unary_op may be a
 //                                                  bound binary op: bind_first(op, s) / bind_second
 //   select(w, mask, accum, pred, u, thunk, desc)   w<mask> = accum(w, u's entries where pred holds)
@@ -18,6 +17,7 @@
 //   reduce(s, accum, op, u)                        the same with PLUS, TIMES, MIN, MAX, LOR or LAND
 //   reduce(w, accum, monoid or op, u)              the same into w of size 1, on the device (no wait)
 // A Scalar (scalar.hpp) may also be assigned (empty: deletes), be a select's thunk, or be set.
+// Index lists are any IndexList (index_list.hpp): a range of any integer type, or `all` (GrB_ALL).
 // `mask` is `no_mask` or a Vector of any type; `accum` is `no_accum` or a binary operator.
 // Everything runs in w's backend; inputs living elsewhere are copied there first. Operators the
 // CUDA backend does not instantiate (user-defined ones) run on host copies, transparently; those
